@@ -1,0 +1,12 @@
+# Every dependency comes from Debian's packages; nothing is downloaded.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+find_package(simdjson REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+find_package(LibArchive REQUIRED)
+find_package(fmt REQUIRED)
+find_package(Threads REQUIRED)
+if(FAULTLINE_TESTS)
+  find_package(doctest REQUIRED)
+endif()

@@ -1,0 +1,318 @@
+#include "assemble/assembler.hpp"
+
+#include <string_view>
+
+#include "base/text.hpp"
+
+namespace faultline::assemble {
+namespace {
+
+using std::string_view;
+
+constexpr string_view kTracebackHeader = "Traceback (most recent call last):";
+constexpr string_view kTerminateHeader = "terminate called after throwing an instance of '";
+constexpr size_t kMaxMessageContinuations = 20;
+constexpr size_t kMaxStreams = 4096;
+
+// `  File "x.py", line 3, in f`: a frame, which also starts a traceback pasted without its
+// header.
+bool is_frame_line(string_view text) {
+  text = trim_left(text);
+  return text.starts_with("File \"") && text.find("\", line ") != string_view::npos;
+}
+
+bool is_chaining_line(string_view text) {
+  return text.starts_with("During handling of the above exception") ||
+         text.starts_with("The above exception was the direct cause");
+}
+
+// "ValueError", "torch.distributed.DistBackendError", "ray.exceptions.RayTaskError(X)".
+// Returns the length of the dotted name (with its parenthesised suffix), or 0.
+size_t exception_name_length(string_view text) {
+  size_t i = 0;
+  if (text.empty() || !(is_alpha(text[0]) || text[0] == '_')) return 0;
+  while (i < text.size() && (is_word(text[i]) || text[i] == '.')) ++i;
+  if (i < text.size() && text[i] == '(') {
+    size_t close = text.find(')', i);
+    if (close == string_view::npos || text.substr(i, close - i).find(' ') != string_view::npos) return 0;
+    i = close + 1;
+  }
+  return i;
+}
+
+bool has_exception_suffix(string_view name) {
+  if (size_t paren = name.find('('); paren != string_view::npos) name = name.substr(0, paren);
+  for (string_view suffix : {"Error", "Exception", "Exit", "Interrupt", "Warning", "Failure", "Fault"}) {
+    if (name.ends_with(suffix)) return true;
+  }
+  return false;
+}
+
+// A Python exception line. `strict` (outside a traceback) requires a name such as
+// `...Error: text`; inside a traceback any `name: text` or a bare `...Error` counts.
+bool is_exception_line(string_view text, bool strict) {
+  if (text.starts_with("File \"") || text.starts_with(kTracebackHeader)) return false;
+  size_t length = exception_name_length(text);
+  if (length == 0) return false;
+  string_view name = text.substr(0, length);
+  string_view rest = text.substr(length);
+  if (rest.empty()) return has_exception_suffix(name);
+  if (rest.front() != ':' || (rest.size() > 1 && rest[1] != ' ')) return false;
+  return !strict || has_exception_suffix(name);
+}
+
+bool looks_like_traceback_line(string_view text) {
+  return text.empty() || is_space(text.front()) || text.starts_with("File \"") ||
+         text.starts_with(kTracebackHeader) || is_chaining_line(text) || is_exception_line(text, false);
+}
+
+}  // namespace
+
+const char* to_string(EventKind kind) {
+  switch (kind) {
+    case EventKind::kTraceback: return "traceback";
+    case EventKind::kException: return "exception";
+    case EventKind::kLogError: return "log_error";
+    case EventKind::kTerminate: return "terminate";
+    case EventKind::kNcclWarn: return "nccl_warn";
+  }
+  return "event";
+}
+
+std::string Event::full_text() const {
+  std::string out;
+  for (const auto& line : lines) {
+    if (!out.empty()) out += '\n';
+    out += line.text;
+  }
+  return out;
+}
+
+struct Assembler::Stream {
+  enum class State { kIdle, kFrames, kMessage, kAfterMessage, kTerminate };
+
+  explicit Stream(Sink& sink) : sink_(sink) {}
+
+  bool in_traceback() const { return state_ != State::kIdle && state_ != State::kTerminate; }
+
+  void push(const parse::Line& line, uint64_t sequence) {
+    string_view text = line.text;
+    switch (state_) {
+      case State::kIdle: break;
+      case State::kFrames:
+        if (text.empty()) {
+          if (++blank_run_ > 2) finish();  // a blank separator is allowed, a gap ends it
+          else add_line(line);
+          return;
+        }
+        blank_run_ = 0;
+        if (is_exception_line(text, false) && !is_chaining_line(text)) {
+          start_message(line);
+        } else {
+          add_line(line);
+        }
+        return;
+      case State::kMessage:
+        if (text.empty()) {
+          state_ = State::kAfterMessage;
+          blank_run_ = 1;
+          return;
+        }
+        if (is_chaining_line(text) || text.starts_with(kTracebackHeader)) {
+          chain(line);
+          return;
+        }
+        if (is_space(line.text.front()) && !trim_left(text).starts_with("File \"") &&
+            continuations_ < kMaxMessageContinuations) {
+          add_line(line);
+          append_message("\n", trim(text));
+          ++continuations_;
+          return;
+        }
+        finish();
+        break;
+      case State::kAfterMessage:
+        if (text.empty()) {
+          if (++blank_run_ <= 3) return;
+          finish();
+          return;
+        }
+        if (is_chaining_line(text) || text.starts_with(kTracebackHeader)) {
+          chain(line);
+          return;
+        }
+        finish();
+        break;
+      case State::kTerminate:
+        if (string_view what = trim_left(text); what.starts_with("what():")) {
+          add_line(line);
+          event_.message_line = event_.lines.size() - 1;
+          append_message(": ", trim(what.substr(7)));
+          return;
+        }
+        if (text.starts_with("Exception raised from") || text.starts_with("frame #")) {
+          add_line(line);
+          return;
+        }
+        finish();
+        break;
+    }
+    start(line, sequence);
+    if (state_ == State::kIdle) remember(line);
+  }
+
+  bool idle() const { return state_ == State::kIdle; }
+
+  // Whether a line with no prefix of its own continues this stream's traceback.
+  bool accepts_continuation(string_view text) const {
+    switch (state_) {
+      case State::kFrames: return looks_like_traceback_line(text);
+      case State::kMessage: return (!text.empty() && is_space(text.front())) || is_chaining_line(text);
+      case State::kAfterMessage:
+        return text.empty() || is_chaining_line(text) || text.starts_with(kTracebackHeader);
+      default: return false;
+    }
+  }
+
+  void finish() {
+    if (state_ != State::kIdle) {
+      sink_(std::move(event_));
+      event_ = Event();
+    }
+    state_ = State::kIdle;
+    blank_run_ = 0;
+    continuations_ = 0;
+  }
+
+ private:
+  void start(const parse::Line& line, uint64_t sequence) {
+    string_view text = line.text;
+    if (text.find(kTracebackHeader) != string_view::npos) {
+      begin(line, sequence, EventKind::kTraceback);
+      state_ = State::kFrames;
+    } else if (is_frame_line(text)) {
+      // A traceback pasted without its header often starts with the code line of the frame
+      // cut off above it: keep that line too.
+      bool keep_previous = !previous_.text.empty() && is_space(previous_.text.front());
+      begin(line, sequence, EventKind::kTraceback);
+      if (keep_previous) event_.lines.insert(event_.lines.begin(), previous_);
+      state_ = State::kFrames;
+    } else if (is_exception_line(text, true)) {
+      begin(line, sequence, EventKind::kException);
+      start_message(line);
+    } else if (text.starts_with(kTerminateHeader)) {
+      begin(line, sequence, EventKind::kTerminate);
+      string_view type = text.substr(kTerminateHeader.size());
+      event_.exception_type = std::string(type.substr(0, type.find('\'')));
+      event_.message = event_.exception_type;
+      state_ = State::kTerminate;
+    } else if (text.find(" NCCL WARN ") != string_view::npos) {
+      begin(line, sequence, EventKind::kNcclWarn);
+      event_.message = std::string(text.substr(text.find(" NCCL WARN ") + 11));
+      state_ = State::kTerminate;  // a single line; anything next finishes it
+      finish();
+    } else if (line.severity == 'E' || line.severity == 'F') {
+      begin(line, sequence, EventKind::kLogError);
+      event_.message = std::string(text);
+      finish();
+    }
+  }
+
+  void begin(const parse::Line& line, uint64_t sequence, EventKind kind) {
+    event_ = Event();
+    event_.kind = kind;
+    event_.rank = line.rank;
+    event_.local_rank = line.local_rank;
+    event_.host = std::string(line.host);
+    event_.pid = line.pid;
+    event_.time = line.time;
+    event_.sequence = sequence;
+    add_line(line);
+  }
+
+  void start_message(const parse::Line& line) {
+    add_line(line);
+    string_view text = line.text;
+    size_t length = exception_name_length(text);
+    event_.exception_type = std::string(text.substr(0, length));
+    event_.message = std::string(text.substr(0, Event::kMaxMessageBytes));
+    event_.message_line = event_.lines.size() - 1;
+    state_ = State::kMessage;
+    continuations_ = 0;
+  }
+
+  void chain(const parse::Line& line) {
+    add_line(line);
+    state_ = State::kFrames;
+    blank_run_ = 0;
+  }
+
+  void append_message(string_view separator, string_view text) {
+    if (event_.message.size() + separator.size() + text.size() > Event::kMaxMessageBytes) return;
+    event_.message += separator;
+    event_.message += text;
+  }
+
+  void add_line(const parse::Line& line) {
+    if (!event_.time.valid && line.time.valid) event_.time = line.time;
+    if (event_.lines.size() >= Event::kMaxLines) {
+      ++event_.lines_dropped;
+      return;
+    }
+    event_.lines.push_back({line.source, line.number, std::string(line.text), std::string(line.display)});
+  }
+
+  void remember(const parse::Line& line) {
+    if (line.text.empty() || !is_space(line.text.front())) {  // only a code line is worth keeping
+      previous_.text.clear();
+      return;
+    }
+    previous_.source = line.source;
+    previous_.number = line.number;
+    previous_.text.assign(line.text);
+    previous_.display.assign(line.display);
+  }
+
+  Sink& sink_;
+  Event event_;
+  EventLine previous_;  // the last line that belonged to no event
+  State state_ = State::kIdle;
+  int blank_run_ = 0;
+  size_t continuations_ = 0;
+};
+
+Assembler::Assembler(Sink sink) : sink_(std::move(sink)) {}
+Assembler::~Assembler() = default;
+
+Assembler::Stream& Assembler::stream_for(const parse::Line& line) {
+  StreamKey key{line.source, line.rank, line.local_rank, line.pid};
+  auto own = streams_.find(key);
+  bool own_busy = own != streams_.end() && !own->second->idle();
+  if (!own_busy && !line.rank_from_prefix && line.pid == 0) {
+    auto last = last_traceback_stream_.find(line.source);
+    if (last != last_traceback_stream_.end() && last->second->accepts_continuation(line.text)) {
+      return *last->second;
+    }
+  }
+  if (own != streams_.end()) return *own->second;
+  if (streams_.size() >= kMaxStreams) {  // bounded memory: close every open event
+    finish();
+    streams_.clear();
+    last_traceback_stream_.clear();
+  }
+  auto& slot = streams_[key];
+  slot = std::make_unique<Stream>(sink_);
+  return *slot;
+}
+
+void Assembler::push(const parse::Line& line, uint64_t sequence) {
+  Stream& stream = stream_for(line);
+  stream.push(line, sequence);
+  if (stream.in_traceback()) last_traceback_stream_[line.source] = &stream;
+}
+
+void Assembler::finish() {
+  for (auto& [key, stream] : streams_) stream->finish();
+}
+
+}  // namespace faultline::assemble

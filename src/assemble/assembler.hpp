@@ -1,0 +1,44 @@
+// Assembler: Line stream ─▶ Event. Keeps one small state machine per stream (a source and
+// the rank, local rank and pid its lines carry), so a traceback whose lines are interleaved
+// with other ranks' lines comes out whole. A line with no prefix that looks like part of a
+// traceback joins the stream whose traceback the same source was last writing (SGLang and
+// NeMo prefix only the first line of a record).
+//
+// Memory is bounded: each open event is capped (Event::kMaxLines), and so is the number of
+// streams. Events go to the sink as soon as they are complete; finish() flushes the rest.
+// Not thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "assemble/event.hpp"
+#include "parse/line.hpp"
+
+namespace faultline::assemble {
+
+class Assembler {
+ public:
+  using Sink = std::function<void(Event&&)>;
+
+  explicit Assembler(Sink sink);
+  ~Assembler();
+
+  // `sequence` orders lines across all sources of the job.
+  void push(const parse::Line& line, uint64_t sequence);
+  void finish();
+
+ private:
+  struct Stream;
+  using StreamKey = std::tuple<uint32_t, int, int, int64_t>;
+
+  Stream& stream_for(const parse::Line& line);
+
+  Sink sink_;
+  std::map<StreamKey, std::unique_ptr<Stream>> streams_;
+  std::map<uint32_t, Stream*> last_traceback_stream_;  // by source
+};
+
+}  // namespace faultline::assemble

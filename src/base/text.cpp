@@ -1,0 +1,64 @@
+#include "base/text.hpp"
+
+namespace faultline {
+
+std::string_view trim_left(std::string_view text) {
+  while (!text.empty() && (is_space(text.front()) || text.front() == '\r' || text.front() == '\n')) {
+    text.remove_prefix(1);
+  }
+  return text;
+}
+
+std::string_view trim_right(std::string_view text) {
+  while (!text.empty() && (is_space(text.back()) || text.back() == '\r' || text.back() == '\n')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+std::string_view trim(std::string_view text) { return trim_right(trim_left(text)); }
+
+std::optional<int64_t> take_integer(std::string_view& text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end == text.data() || text.front() == '-') return std::nullopt;
+  text.remove_prefix(static_cast<size_t>(end - text.data()));
+  return value;
+}
+
+std::optional<int64_t> parse_integer(std::string_view text) {
+  auto value = take_integer(text);
+  if (!value || !text.empty()) return std::nullopt;
+  return value;
+}
+
+bool starts_with_word(std::string_view text, std::string_view word) {
+  return text.starts_with(word) && (text.size() == word.size() || !is_word(text[word.size()]));
+}
+
+std::string format_ranges(const std::vector<int>& sorted_values) {
+  std::string out;
+  for (size_t i = 0; i < sorted_values.size();) {
+    size_t j = i;
+    while (j + 1 < sorted_values.size() && sorted_values[j + 1] == sorted_values[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(sorted_values[i]);
+    if (j > i) {
+      out += (j == i + 1) ? ',' : '-';
+      out += std::to_string(sorted_values[j]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
+}  // namespace faultline

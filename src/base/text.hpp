@@ -1,0 +1,35 @@
+// Small string helpers shared by every stage. Nothing here allocates unless it returns a
+// std::string.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace faultline {
+
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_space(char c) { return c == ' ' || c == '\t'; }
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool is_word(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+
+std::string_view trim(std::string_view text);
+std::string_view trim_left(std::string_view text);
+std::string_view trim_right(std::string_view text);
+
+// Parses a run of decimal digits at the start of `text`; advances `text` past them.
+std::optional<int64_t> take_integer(std::string_view& text);
+// The whole of `text` as a decimal integer, or nothing.
+std::optional<int64_t> parse_integer(std::string_view text);
+
+bool starts_with_word(std::string_view text, std::string_view word);
+
+// "0-2,4-7" for {0,1,2,4,5,6,7}.
+std::string format_ranges(const std::vector<int>& sorted_values);
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+
+}  // namespace faultline

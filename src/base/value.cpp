@@ -1,0 +1,47 @@
+#include "base/value.hpp"
+
+#include "base/text.hpp"
+
+namespace faultline {
+
+std::string to_display(const Value& value) {
+  struct Visitor {
+    std::string operator()(int64_t v) const { return std::to_string(v); }
+    std::string operator()(const std::string& v) const { return v; }
+    std::string operator()(const IntList& list) const {
+      std::string out;
+      for (size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + std::to_string(list[i]);
+      return out;
+    }
+    std::string operator()(const StringList& list) const { return join(list, ", "); }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+Value value_from_capture(std::string_view text) {
+  if (text.size() <= 18) {
+    if (auto number = parse_integer(text)) return *number;
+  }
+  return std::string(text);
+}
+
+bool values_equal(const Value& a, const Value& b) { return a == b; }
+
+const Value* find_fact(const Facts& facts, std::string_view name) {
+  for (const auto& [key, value] : facts) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+void set_fact(Facts& facts, std::string name, Value value) {
+  for (auto& [key, existing] : facts) {
+    if (key == name) {
+      existing = std::move(value);
+      return;
+    }
+  }
+  facts.emplace_back(std::move(name), std::move(value));
+}
+
+}  // namespace faultline

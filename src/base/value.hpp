@@ -1,0 +1,28 @@
+// Value: what a fact holds. Facts are captured from log text (integers or strings) or
+// computed by rule expressions (integers, lists of integers, lists of strings).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace faultline {
+
+using IntList = std::vector<int64_t>;
+using StringList = std::vector<std::string>;
+using Value = std::variant<int64_t, std::string, IntList, StringList>;
+
+// "32", "text", "1, 2, 4, 8".
+std::string to_display(const Value& value);
+// A captured string becomes an integer when it is all digits.
+Value value_from_capture(std::string_view text);
+bool values_equal(const Value& a, const Value& b);
+
+// Facts keep the order in which they were captured.
+using Facts = std::vector<std::pair<std::string, Value>>;
+const Value* find_fact(const Facts& facts, std::string_view name);
+void set_fact(Facts& facts, std::string name, Value value);
+
+}  // namespace faultline

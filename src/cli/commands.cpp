@@ -1,0 +1,102 @@
+#include "cli/commands.hpp"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+
+#include "base/text.hpp"
+#include "cli/pipeline.hpp"
+#include "report/report.hpp"
+
+namespace faultline::cli {
+namespace {
+
+class ProcessOutput final : public Output {
+ public:
+  void out(std::string_view text) override { write_all(STDOUT_FILENO, text); }
+  void err(std::string_view text) override { write_all(STDERR_FILENO, text); }
+  bool out_is_terminal() const override { return ::isatty(STDOUT_FILENO); }
+  bool in_is_terminal() const override { return ::isatty(STDIN_FILENO); }
+
+ private:
+  static void write_all(int fd, std::string_view text) {
+    while (!text.empty()) {
+      ssize_t n = ::write(fd, text.data(), text.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return;  // EPIPE and friends: the reader went away
+      }
+      text.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+};
+
+void report_rule_errors(const rules::RuleSet& rules, Output& out) {
+  for (const auto& error : rules.errors()) out.err("faultline: " + error + "\n");
+}
+
+}  // namespace
+
+int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& out) {
+  rules::Engine engine(rules);
+  JobRunner runner(engine);
+  auto inputs = options.inputs.empty() ? ingest::InputList{{"-"}, {}} : ingest::expand_inputs(options.inputs);
+  for (auto& skipped : inputs.skipped) runner.add_skipped(std::move(skipped));
+  for (const auto& path : inputs.files) {
+    if (path == "-" && out.in_is_terminal()) {
+      out.err("faultline: paste the log, then press Ctrl-D on an empty line (Ctrl-C cancels)\n");
+    }
+    runner.add_path(path);
+  }
+  std::string job_name = options.inputs.empty() ? "<stdin>" : join(options.inputs, " ");
+  report::RunReport report;
+  report.jobs.push_back(runner.finish(job_name));
+  report.sources = runner.sources();
+  report.skipped = runner.skipped();
+
+  for (const auto& skipped : report.skipped) out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
+  for (const auto& source : report.sources) {
+    if (!source.error.empty()) out.err("faultline: " + source.name + ": read stopped: " + source.error + "\n");
+  }
+  switch (options.format) {
+    case Format::kJson: out.out(report::render_json(report, true)); break;
+    case Format::kJsonl: out.out(report::render_jsonl(report)); break;
+    case Format::kText: {
+      bool color = options.color == Color::kAlways || (options.color == Color::kAuto && out.out_is_terminal());
+      out.out(report::render_text(report, {color, options.quiet}));
+      break;
+    }
+  }
+  if (runner.had_input_errors() || !rules.errors().empty()) return 2;
+  return report.jobs.front().diagnosis ? 1 : 0;
+}
+
+int run(int argc, const char* const* argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  ProcessOutput out;
+  auto options = parse_options(argc, argv);
+  if (!options) {
+    out.err("faultline: " + options.status().message() + "\n\n" + usage());
+    return 2;
+  }
+  switch (options->command) {
+    case Command::kHelp: out.out(usage()); return 0;
+    case Command::kVersion: out.out("faultline " FAULTLINE_VERSION "\n"); return 0;
+    case Command::kRulesCheck: return run_rules_check(*options, out);
+    default: break;
+  }
+  rules::RuleSet rules = rules::RuleSet::shipped();
+  for (const auto& directory : options->rule_dirs) rules.add_directory(directory);
+  report_rule_errors(rules, out);
+  switch (options->command) {
+    case Command::kDiagnose: return run_diagnose(*options, rules, out);
+    case Command::kExplain: return run_explain(*options, rules, out);
+    case Command::kRulesList: return run_rules_list(rules, out);
+    case Command::kRulesTest: return run_rules_test(rules, out);
+    case Command::kRulesPatterns: return run_rules_patterns(rules, out);
+    default: return 2;
+  }
+}
+
+}  // namespace faultline::cli

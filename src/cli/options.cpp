@@ -1,0 +1,126 @@
+#include "cli/options.hpp"
+
+#include <boost/program_options.hpp>
+#include <sstream>
+
+namespace faultline::cli {
+namespace po = boost::program_options;
+
+std::string usage() {
+  return R"(faultline: find the rank that failed first in a multi-GPU job's logs, and why.
+
+Usage:
+  faultline diagnose [FILE|DIR...]   one job from files, directories or stdin (paste, then Ctrl-D)
+  faultline rules list               the rules in force
+  faultline rules test               run every rule's embedded examples
+  faultline rules check FILE...      validate rule files
+  faultline rules patterns           every rule pattern, one per line
+  faultline explain RULE_ID|CAUSE    a rule's entry: cause, symptoms, fix, how to confirm
+
+Options:
+  --rules DIR         load more rule packs; a rule with a shipped id replaces it (repeatable)
+  --format FORMAT     text (default), json, jsonl
+  --color WHEN        auto (default), always, never
+  -q, --quiet         print the diagnosis and its evidence only
+  -h, --help          this text
+  --version           the version
+
+Exit codes: 0 no failure found, 1 failure diagnosed, 2 usage or input error.
+)";
+}
+
+namespace {
+
+Result<Format> parse_format(const std::string& text) {
+  if (text == "text") return Format::kText;
+  if (text == "json") return Format::kJson;
+  if (text == "jsonl") return Format::kJsonl;
+  return Status::error("unknown --format '" + text + "' (text, json, jsonl)");
+}
+
+Result<Color> parse_color(const std::string& text) {
+  if (text == "auto") return Color::kAuto;
+  if (text == "always") return Color::kAlways;
+  if (text == "never") return Color::kNever;
+  return Status::error("unknown --color '" + text + "' (auto, always, never)");
+}
+
+Result<Command> parse_command(std::vector<std::string>& words) {
+  if (words.empty()) return Command::kHelp;
+  std::string word = words.front();
+  words.erase(words.begin());
+  if (word == "diagnose") return Command::kDiagnose;
+  if (word == "explain") return Command::kExplain;
+  if (word == "help") return Command::kHelp;
+  if (word == "rules") {
+    if (words.empty()) return Status::error("'rules' needs one of: list, test, check, patterns");
+    std::string sub = words.front();
+    words.erase(words.begin());
+    if (sub == "list") return Command::kRulesList;
+    if (sub == "test") return Command::kRulesTest;
+    if (sub == "check") return Command::kRulesCheck;
+    if (sub == "patterns") return Command::kRulesPatterns;
+    return Status::error("unknown 'rules' command '" + sub + "' (list, test, check, patterns)");
+  }
+  return Status::error("unknown command '" + word + "' (try: faultline diagnose FILE)");
+}
+
+}  // namespace
+
+Result<Options> parse_options(int argc, const char* const* argv) {
+  po::options_description described("options");
+  std::string format = "text", color = "auto";
+  Options options;
+  bool help = false, version = false;
+  described.add_options()
+      ("help,h", po::bool_switch(&help))
+      ("version", po::bool_switch(&version))
+      ("rules", po::value<std::vector<std::string>>(&options.rule_dirs))
+      ("format", po::value<std::string>(&format))
+      ("color", po::value<std::string>(&color))
+      ("quiet,q", po::bool_switch(&options.quiet))
+      ("words", po::value<std::vector<std::string>>());
+  po::positional_options_description positional;
+  positional.add("words", -1);
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(described).positional(positional).run(), values);
+    po::notify(values);
+  } catch (const po::error& e) {
+    return Status::error(e.what());
+  }
+  if (version) {
+    options.command = Command::kVersion;
+    return options;
+  }
+  std::vector<std::string> words;
+  if (values.count("words")) words = values["words"].as<std::vector<std::string>>();
+  auto command = parse_command(words);
+  if (!command) return command.status();
+  options.command = help ? Command::kHelp : *command;
+  options.inputs = std::move(words);
+  auto parsed_format = parse_format(format);
+  if (!parsed_format) return parsed_format.status();
+  options.format = *parsed_format;
+  auto parsed_color = parse_color(color);
+  if (!parsed_color) return parsed_color.status();
+  options.color = *parsed_color;
+
+  switch (options.command) {
+    case Command::kExplain:
+      if (options.inputs.size() != 1) return Status::error("'explain' takes one rule id or cause");
+      break;
+    case Command::kRulesCheck:
+      if (options.inputs.empty()) return Status::error("'rules check' needs at least one rule file");
+      break;
+    case Command::kRulesList:
+    case Command::kRulesTest:
+    case Command::kRulesPatterns:
+      if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
+      break;
+    default: break;
+  }
+  return options;
+}
+
+}  // namespace faultline::cli

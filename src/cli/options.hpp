@@ -1,0 +1,29 @@
+// Command-line options, parsed and validated into an immutable struct. Boost's exceptions
+// stop in options.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.hpp"
+
+namespace faultline::cli {
+
+enum class Command { kDiagnose, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kExplain, kHelp, kVersion };
+enum class Format { kText, kJson, kJsonl };
+enum class Color { kAuto, kAlways, kNever };
+
+struct Options {
+  Command command = Command::kHelp;
+  std::vector<std::string> inputs;  // files; for explain, the rule id; for check, rule files
+  std::vector<std::string> rule_dirs;
+  Format format = Format::kText;
+  Color color = Color::kAuto;
+  bool quiet = false;
+  std::string help_topic;           // the usage text to print for kHelp
+};
+
+Result<Options> parse_options(int argc, const char* const* argv);
+std::string usage();
+
+}  // namespace faultline::cli

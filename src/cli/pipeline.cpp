@@ -1,0 +1,91 @@
+#include "cli/pipeline.hpp"
+
+#include "assemble/assembler.hpp"
+#include "ingest/line_reader.hpp"
+#include "ingest/path_hints.hpp"
+#include "parse/line_parser.hpp"
+
+namespace faultline::cli {
+
+struct JobRunner::Stages {
+  explicit Stages(JobRunner& runner)
+      : assembler([&runner](assemble::Event&& event) { runner.engine_.match_event(event, runner.findings_); }) {}
+  parse::LineParser parser;
+  assemble::Assembler assembler;
+};
+
+JobRunner::JobRunner(const rules::Engine& engine) : engine_(engine), stages_(std::make_unique<Stages>(*this)) {}
+JobRunner::~JobRunner() = default;
+
+void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) {
+  auto index = static_cast<uint32_t>(sources_.size());
+  ingest::LineReader reader(source, index);
+  ingest::Record record;
+  while (reader.next(record)) {
+    parse::Line line = stages_->parser.parse(record, info.rank_hint);
+    if (line.rank >= 0) ranks_seen_.insert(line.rank);
+    if (!line.host.empty()) hosts_.insert(std::string(line.host));
+    uint64_t sequence = sequence_++;
+    engine_.match_line(line, sequence, findings_);
+    stages_->assembler.push(line, sequence);
+  }
+  info.format = source.format();
+  info.bytes = reader.bytes();
+  info.lines = reader.lines();
+  info.lines_cut = reader.lines_cut();
+  if (reader.lines() == 0) {
+    skipped_.push_back({info.name, reader.status() ? "empty file, nothing to analyse" : reader.status().message()});
+    return;
+  }
+  if (!reader.status()) info.error = reader.status().message();
+  sources_.push_back(std::move(info));
+}
+
+void JobRunner::add_path(const std::string& path) {
+  auto source = ingest::open_path(path);
+  if (!source) {
+    skipped_.push_back({path == "-" ? "<stdin>" : path, source.status().message()});
+    return;
+  }
+  ingest::SourceInfo info;
+  info.name = path == "-" ? "<stdin>" : path;
+  if (path != "-") info.rank_hint = ingest::rank_from_path(path);
+  add_source(**source, std::move(info));
+}
+
+bool JobRunner::had_input_errors() const {
+  if (!skipped_.empty()) return true;
+  for (const auto& source : sources_) {
+    if (!source.error.empty()) return true;
+  }
+  return false;
+}
+
+correlate::JobAnalysis JobRunner::finish(std::string job_name) {
+  stages_->assembler.finish();
+  correlate::JobShape shape;
+  shape.ranks_seen.assign(ranks_seen_.begin(), ranks_seen_.end());
+  shape.hosts.assign(hosts_.begin(), hosts_.end());
+  return correlate::correlate(std::move(job_name), std::move(shape), std::move(findings_));
+}
+
+std::vector<rules::Finding> findings_for_text(const rules::Engine& engine, std::string_view text,
+                                              const std::string& name) {
+  std::vector<rules::Finding> findings;
+  parse::LineParser parser;
+  assemble::Assembler assembler([&](assemble::Event&& event) { engine.match_event(event, findings); });
+  auto source = ingest::memory_source(text);
+  ingest::LineReader reader(*source, 0);
+  ingest::Record record;
+  uint64_t sequence = 0;
+  auto hint = ingest::rank_from_path(name);
+  while (reader.next(record)) {
+    parse::Line line = parser.parse(record, hint);
+    engine.match_line(line, sequence, findings);
+    assembler.push(line, sequence++);
+  }
+  assembler.finish();
+  return findings;
+}
+
+}  // namespace faultline::cli

@@ -1,0 +1,55 @@
+// The pipeline of one job, wired stage to stage: ingest ─▶ parse ─▶ assemble ─▶ rules ─▶
+// correlate. Only src/cli wires stages together (design.md). The Engine must outlive the
+// JobRunner; a JobRunner is single-threaded.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "correlate/correlate.hpp"
+#include "ingest/byte_source.hpp"
+#include "ingest/inputs.hpp"
+#include "ingest/record.hpp"
+#include "rules/engine.hpp"
+
+namespace faultline::cli {
+
+class JobRunner {
+ public:
+  explicit JobRunner(const rules::Engine& engine);
+  ~JobRunner();
+
+  // Reads one input to its end. A source that yields nothing (empty, binary, unreadable)
+  // goes to skipped() with its reason; a source that fails part-way keeps what was read and
+  // records the error in its SourceInfo.
+  void add_source(ingest::ByteSource& source, ingest::SourceInfo info);
+  // Opens and reads a path ("-" for stdin).
+  void add_path(const std::string& path);
+  void add_skipped(ingest::Skipped skipped) { skipped_.push_back(std::move(skipped)); }
+
+  correlate::JobAnalysis finish(std::string job_name);
+
+  const std::vector<ingest::SourceInfo>& sources() const { return sources_; }
+  const std::vector<ingest::Skipped>& skipped() const { return skipped_; }
+  bool had_input_errors() const;
+
+ private:
+  struct Stages;
+
+  const rules::Engine& engine_;
+  std::unique_ptr<Stages> stages_;
+  std::vector<ingest::SourceInfo> sources_;
+  std::vector<ingest::Skipped> skipped_;
+  std::vector<rules::Finding> findings_;
+  std::set<int> ranks_seen_;
+  std::set<std::string> hosts_;
+  uint64_t sequence_ = 0;
+};
+
+// Runs the whole pipeline over text held in memory, as one source named `name`.
+std::vector<rules::Finding> findings_for_text(const rules::Engine& engine, std::string_view text,
+                                              const std::string& name = "<example>");
+
+}  // namespace faultline::cli

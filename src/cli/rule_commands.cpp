@@ -1,0 +1,161 @@
+// `faultline rules list|test|check|patterns` and `faultline explain`.
+#include <algorithm>
+#include <map>
+
+#include "base/text.hpp"
+#include "cli/commands.hpp"
+#include "cli/pipeline.hpp"
+
+namespace faultline::cli {
+namespace {
+
+// Why one example failed, or nothing when it passed.
+std::optional<std::string> check_match_example(const rules::Engine& engine, const rules::Rule& rule,
+                                               const rules::MatchExample& example) {
+  auto findings = findings_for_text(engine, example.text);
+  std::string last_mismatch = "the rule did not fire";
+  for (const auto& finding : findings) {
+    if (finding.rule->id != rule.id) continue;
+    bool facts_match = true;
+    for (const auto& [name, expected] : example.facts) {
+      const Value* actual = find_fact(finding.facts, name);
+      std::string got = actual ? to_display(*actual) : "nothing";
+      if (got != expected) {
+        last_mismatch = "fact '" + name + "' expected " + expected + ", got " + got;
+        facts_match = false;
+        break;
+      }
+    }
+    if (facts_match) return std::nullopt;
+  }
+  return last_mismatch;
+}
+
+std::string first_line(std::string_view text) { return std::string(trim(text.substr(0, text.find('\n')))); }
+
+void print_templates(Output& out, const char* heading, const std::vector<rules::Template>& items) {
+  if (items.empty()) return;
+  out.out(std::string(heading) + ":\n");
+  for (const auto& item : items) out.out("  - " + item.source() + "\n");
+}
+
+void print_entry(const rules::Rule& rule, Output& out) {
+  out.out(rule.id + "\n" + std::string(rule.id.size(), '=') + "\n");
+  out.out(rule.title + "\n\n");
+  out.out("cause:    " + rule.cause + "\nrole:     " + rules::to_string(rule.role) + "\nseverity: " + rule.severity +
+          "\nscope:    " + rules::to_string(rule.scope) + "\ndefined:  " + rule.origin + "\n");
+  if (!rule.category.empty()) out.out("category: " + rule.category + "\n");
+  out.out("\nmatches (any one):\n");
+  for (const auto& pattern : rule.match) out.out("  " + pattern.text + "\n");
+  if (!rule.unless.empty()) {
+    out.out("unless:\n");
+    for (const auto& pattern : rule.unless) out.out("  " + pattern.text + "\n");
+  }
+  if (rule.when) out.out("when: " + rule.when->text() + "\n");
+  for (const auto& [name, expression] : rule.derive) out.out("derive: " + name + " = " + expression.text() + "\n");
+  if (rule.explain) out.out("\nexplain:\n  " + std::string(trim(rule.explain->source())) + "\n");
+  print_templates(out, "\nsymptoms", rule.symptoms);
+  print_templates(out, "\nconfirm", rule.confirm);
+  print_templates(out, "\nfix", rule.fix);
+  if (rule.verify) out.out("\nverify:\n  $ " + rule.verify->source() + "\n");
+  if (!rule.refs.empty()) {
+    out.out("\nrefs:\n");
+    for (const auto& ref : rule.refs) out.out("  " + ref + "\n");
+  }
+  if (!rule.match_examples.empty()) {
+    out.out("\nexample:\n");
+    for (const auto& line : std::vector<std::string>{rule.match_examples.front().text}) out.out("  " + first_line(line) + "\n");
+  }
+}
+
+}  // namespace
+
+int run_rules_list(const rules::RuleSet& rules, Output& out) {
+  for (const rules::Rule* rule : rules.rules()) {
+    std::string id = rule->id;
+    id.resize(std::max<size_t>(id.size() + 1, 48), ' ');
+    std::string role = rules::to_string(rule->role);
+    role.resize(11, ' ');
+    out.out(id + role + rule->title + "\n");
+  }
+  out.out(std::to_string(rules.rules().size()) + " rules\n");
+  return rules.errors().empty() ? 0 : 2;
+}
+
+int run_rules_test(const rules::RuleSet& rules, Output& out) {
+  rules::Engine engine(rules);
+  size_t passed = 0, failed = 0;
+  for (const rules::Rule* rule : rules.rules()) {
+    std::vector<std::string> failures;
+    if (rule->match_examples.empty()) failures.push_back("no match example");
+    for (size_t i = 0; i < rule->match_examples.size(); ++i) {
+      if (auto why = check_match_example(engine, *rule, rule->match_examples[i])) {
+        failures.push_back("match example " + std::to_string(i + 1) + ": " + *why + "\n        text: " +
+                           first_line(rule->match_examples[i].text));
+      }
+    }
+    for (size_t i = 0; i < rule->no_match_examples.size(); ++i) {
+      auto findings = findings_for_text(engine, rule->no_match_examples[i]);
+      bool fired = std::any_of(findings.begin(), findings.end(), [&](const auto& f) { return f.rule == rule; });
+      if (fired) {
+        failures.push_back("no_match example " + std::to_string(i + 1) + " fired\n        text: " +
+                           first_line(rule->no_match_examples[i]));
+      }
+    }
+    size_t examples = rule->match_examples.size() + rule->no_match_examples.size();
+    if (failures.empty()) {
+      ++passed;
+      out.out("ok    " + rule->id + " (" + std::to_string(examples) + " examples)\n");
+    } else {
+      ++failed;
+      out.out("FAIL  " + rule->id + " (" + rule->origin + ")\n");
+      for (const auto& failure : failures) out.out("      " + failure + "\n");
+    }
+  }
+  out.out("rules: " + std::to_string(passed) + " passed, " + std::to_string(failed) + " failed\n");
+  if (!rules.errors().empty()) return 2;
+  return failed ? 1 : 0;
+}
+
+int run_rules_check(const Options& options, Output& out) {
+  int exit_code = 0;
+  for (const auto& path : options.inputs) {
+    auto loaded = rules::load_pack_file(path);
+    if (!loaded) {
+      out.err(loaded.status().message() + "\n");
+      exit_code = 2;
+      continue;
+    }
+    out.out(path + ": " + std::to_string(loaded->size()) + " rules, valid\n");
+  }
+  return exit_code;
+}
+
+int run_rules_patterns(const rules::RuleSet& rules, Output& out) {
+  rules::Engine engine(rules);
+  for (const auto& pattern : engine.patterns()) out.out(pattern + "\n");
+  return rules.errors().empty() ? 0 : 2;
+}
+
+int run_explain(const Options& options, const rules::RuleSet& rules, Output& out) {
+  const std::string& wanted = options.inputs.front();
+  std::vector<const rules::Rule*> entries;
+  if (const rules::Rule* exact = rules.find(wanted)) {
+    entries.push_back(exact);
+  } else {
+    for (const rules::Rule* rule : rules.rules()) {
+      if (rule->cause == wanted) entries.push_back(rule);
+    }
+  }
+  if (entries.empty()) {
+    out.err("faultline: unknown rule or cause '" + wanted + "' (see `faultline rules list`)\n");
+    return 2;
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i) out.out("\n");
+    print_entry(*entries[i], out);
+  }
+  return 0;
+}
+
+}  // namespace faultline::cli

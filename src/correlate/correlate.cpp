@@ -1,0 +1,141 @@
+#include "correlate/correlate.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "base/text.hpp"
+#include "correlate/fingerprint.hpp"
+
+namespace faultline::correlate {
+namespace {
+
+using rules::Finding;
+using rules::Role;
+
+// Earliest first: by timestamp when every finding has one, otherwise by input order.
+void sort_by_first_seen(std::vector<const Finding*>& findings) {
+  bool all_timed = std::all_of(findings.begin(), findings.end(), [](const Finding* f) { return f->time.valid; });
+  std::stable_sort(findings.begin(), findings.end(), [all_timed](const Finding* a, const Finding* b) {
+    if (all_timed) {
+      int order = compare(a->time, b->time).value_or(0);
+      if (order != 0) return order < 0;
+    }
+    return a->sequence < b->sequence;
+  });
+}
+
+std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered) {
+  std::vector<FindingGroup> groups;
+  std::map<std::pair<std::string, std::string>, size_t> index;  // (rule id, fingerprint)
+  for (const Finding* finding : ordered) {
+    std::string print = fingerprint(finding->rule->cause, finding->matched);
+    auto [slot, inserted] = index.try_emplace({finding->rule->id, print}, groups.size());
+    if (inserted) {
+      FindingGroup group;
+      group.rule = finding->rule;
+      group.fingerprint = print;
+      group.first_time = finding->time;
+      group.first_sequence = finding->sequence;
+      group.first_rank = finding->rank;
+      group.facts = finding->facts;
+      group.message = finding->matched;
+      groups.push_back(std::move(group));
+    }
+    FindingGroup& group = groups[slot->second];
+    ++group.occurrences;
+    if (finding->rank >= 0) group.ranks.push_back(finding->rank);
+    if (!finding->host.empty()) group.hosts.push_back(finding->host);
+    for (const auto& evidence : finding->evidence) {
+      if (group.evidence.size() < FindingGroup::kMaxEvidence) group.evidence.push_back(evidence);
+    }
+  }
+  for (auto& group : groups) {
+    std::sort(group.ranks.begin(), group.ranks.end());
+    group.ranks.erase(std::unique(group.ranks.begin(), group.ranks.end()), group.ranks.end());
+    std::sort(group.hosts.begin(), group.hosts.end());
+    group.hosts.erase(std::unique(group.hosts.begin(), group.hosts.end()), group.hosts.end());
+  }
+  return groups;
+}
+
+std::vector<std::string> render_all(const std::vector<rules::Template>& templates, const Facts& facts) {
+  std::vector<std::string> out;
+  for (const auto& item : templates) {
+    if (auto text = item.render(facts)) out.push_back(std::move(*text));
+  }
+  return out;
+}
+
+Diagnosis diagnose(const FindingGroup& group, bool all_timed, size_t root_cause_groups) {
+  const rules::Rule& rule = *group.rule;
+  Diagnosis diagnosis;
+  diagnosis.rule = &rule;
+  diagnosis.cause = rule.cause;
+  diagnosis.title = rule.title;
+  diagnosis.fingerprint = group.fingerprint;
+  diagnosis.first_seen = group.first_time;
+  diagnosis.facts = group.facts;
+  if (rule.explain) diagnosis.explain = rule.explain->render(group.facts).value_or(rule.explain->source());
+  diagnosis.symptoms = render_all(rule.symptoms, group.facts);
+  diagnosis.confirm = render_all(rule.confirm, group.facts);
+  diagnosis.fix = render_all(rule.fix, group.facts);
+  if (rule.verify) diagnosis.verify = rule.verify->render(group.facts).value_or("");
+
+  double confidence = 0.5;
+  if (rule.role == Role::kRootCause) {
+    confidence += 0.3;
+    diagnosis.reasons.push_back("matched root-cause rule " + rule.id);
+  } else {
+    diagnosis.reasons.push_back("only symptoms were found (" + rule.id + "); the cause may be outside these logs");
+  }
+  if (group.first_rank >= 0) {
+    diagnosis.initiating_rank = group.first_rank;
+    confidence += 0.1;
+    diagnosis.reasons.push_back(std::string("rank ") + std::to_string(group.first_rank) + " reported it first, by " +
+                                (all_timed ? "timestamp" : "input order"));
+  } else {
+    diagnosis.reasons.push_back("no line names the rank that reported it");
+  }
+  if (group.ranks.size() > 1) {
+    diagnosis.reasons.push_back("the same error on ranks " + format_ranges(group.ranks));
+  }
+  if (root_cause_groups > 1) {
+    confidence -= 0.1;
+    diagnosis.reasons.push_back(std::to_string(root_cause_groups - 1) + " other root-cause finding(s) in the job");
+  }
+  diagnosis.confidence = std::clamp(confidence, 0.0, 1.0);
+  return diagnosis;
+}
+
+}  // namespace
+
+JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> findings) {
+  JobAnalysis analysis;
+  analysis.job = std::move(job);
+  analysis.shape = std::move(shape);
+  if (findings.empty()) return analysis;
+
+  std::vector<const Finding*> roots, symptoms;
+  for (const auto& finding : findings) {
+    (finding.rule->role == Role::kRootCause ? roots : symptoms).push_back(&finding);
+  }
+  sort_by_first_seen(roots);
+  sort_by_first_seen(symptoms);
+  auto root_groups = fold(roots);
+  auto symptom_groups = fold(symptoms);
+
+  const auto& candidates = root_groups.empty() ? symptom_groups : root_groups;
+  const auto& candidate_findings = root_groups.empty() ? symptoms : roots;
+  bool all_timed = std::all_of(candidate_findings.begin(), candidate_findings.end(),
+                               [](const Finding* f) { return f->time.valid; });
+  analysis.diagnosis = diagnose(candidates.front(), all_timed, root_groups.size());
+  for (auto& group : symptom_groups) {
+    if (!root_groups.empty()) group.collateral_of = analysis.diagnosis->cause;
+  }
+  analysis.findings = std::move(root_groups);
+  analysis.findings.insert(analysis.findings.end(), std::make_move_iterator(symptom_groups.begin()),
+                           std::make_move_iterator(symptom_groups.end()));
+  return analysis;
+}
+
+}  // namespace faultline::correlate

@@ -1,0 +1,63 @@
+// What correlate hands to report: the findings of one job folded across ranks, and the
+// diagnosis (the initiating failure) with the reasons it rests on.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/timestamp.hpp"
+#include "base/value.hpp"
+#include "rules/finding.hpp"
+
+namespace faultline::correlate {
+
+// Identical errors (same rule, same message up to numbers) folded across ranks.
+struct FindingGroup {
+  static constexpr size_t kMaxEvidence = 8;
+
+  const rules::Rule* rule = nullptr;
+  std::string fingerprint;
+  std::vector<int> ranks;           // sorted, unique; empty when no rank was known
+  std::vector<std::string> hosts;
+  Timestamp first_time;
+  uint64_t first_sequence = 0;
+  int first_rank = -1;
+  Facts facts;                      // of the earliest occurrence
+  std::string message;              // the earliest occurrence's matched text
+  std::vector<rules::Evidence> evidence;  // earliest first, capped at kMaxEvidence
+  size_t occurrences = 0;
+  std::string collateral_of;        // the diagnosis' cause, for symptoms that follow it
+};
+
+struct Diagnosis {
+  const rules::Rule* rule = nullptr;
+  std::string cause;
+  std::string title;
+  double confidence = 0;
+  std::vector<std::string> reasons;  // what the confidence rests on
+  std::string fingerprint;
+  std::optional<int> initiating_rank;
+  Timestamp first_seen;
+  Facts facts;
+  std::string explain;
+  std::vector<std::string> symptoms;
+  std::vector<std::string> confirm;
+  std::vector<std::string> fix;
+  std::string verify;
+};
+
+// What the job's lines said about its shape, gathered while reading.
+struct JobShape {
+  std::vector<int> ranks_seen;
+  std::vector<std::string> hosts;
+};
+
+struct JobAnalysis {
+  std::string job;
+  JobShape shape;
+  std::optional<Diagnosis> diagnosis;
+  std::vector<FindingGroup> findings;  // the diagnosis' group first, then root causes, then symptoms
+};
+
+}  // namespace faultline::correlate

@@ -1,0 +1,183 @@
+#include "ingest/byte_source.hpp"
+
+#include <archive.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace faultline::ingest {
+namespace {
+
+class FileSource final : public ByteSource {
+ public:
+  FileSource(int fd, bool owned) : fd_(fd), owned_(owned) {}
+  ~FileSource() override {
+    if (owned_) ::close(fd_);
+  }
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+
+  Result<size_t> read(std::span<char> buffer) override {
+    for (;;) {
+      ssize_t n = ::read(fd_, buffer.data(), buffer.size());
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno != EINTR) return Status::error(std::strerror(errno));
+    }
+  }
+
+ private:
+  int fd_;
+  bool owned_;
+};
+
+class MemorySource final : public ByteSource {
+ public:
+  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+  Result<size_t> read(std::span<char> buffer) override {
+    size_t n = std::min(buffer.size(), bytes_.size());
+    std::memcpy(buffer.data(), bytes_.data(), n);
+    bytes_.remove_prefix(n);
+    return n;
+  }
+
+ private:
+  std::string_view bytes_;
+};
+
+// Replays bytes already read from `inner` (to sniff its format), then reads on.
+class PrefixedSource final : public ByteSource {
+ public:
+  PrefixedSource(std::unique_ptr<ByteSource> inner, std::string prefix)
+      : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
+  Result<size_t> read(std::span<char> buffer) override {
+    if (offset_ < prefix_.size()) {
+      size_t n = std::min(buffer.size(), prefix_.size() - offset_);
+      std::memcpy(buffer.data(), prefix_.data() + offset_, n);
+      offset_ += n;
+      return n;
+    }
+    return inner_->read(buffer);
+  }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  std::string prefix_;
+  size_t offset_ = 0;
+};
+
+// Decodes a compressed stream with libarchive's filters ("raw" format: one stream, no
+// archive structure). Reads its input through a PrefixedSource.
+class DecompressingSource final : public ByteSource {
+ public:
+  DecompressingSource(std::unique_ptr<ByteSource> inner, std::string format)
+      : inner_(std::move(inner)), format_(std::move(format)), archive_(archive_read_new()) {
+    archive_read_support_filter_all(archive_);
+    archive_read_support_format_raw(archive_);
+    input_.resize(1 << 16);
+  }
+  ~DecompressingSource() override { archive_read_free(archive_); }
+  DecompressingSource(const DecompressingSource&) = delete;
+  DecompressingSource& operator=(const DecompressingSource&) = delete;
+
+  Status open() {
+    if (archive_read_open(archive_, this, nullptr, &DecompressingSource::read_callback, nullptr) !=
+            ARCHIVE_OK ||
+        archive_read_next_header(archive_, &entry_) != ARCHIVE_OK) {
+      return Status::error(error_text());
+    }
+    return Status::ok();
+  }
+
+  Result<size_t> read(std::span<char> buffer) override {
+    la_ssize_t n = archive_read_data(archive_, buffer.data(), buffer.size());
+    if (n < 0) {
+      return Status::error(error_text() + " after " + std::to_string(produced_) +
+                           " bytes of decompressed data");
+    }
+    produced_ += static_cast<uint64_t>(n);
+    return static_cast<size_t>(n);
+  }
+
+  std::string format() const override { return format_; }
+
+ private:
+  static la_ssize_t read_callback(struct archive*, void* self_ptr, const void** block) {
+    auto* self = static_cast<DecompressingSource*>(self_ptr);
+    auto n = self->inner_->read(self->input_);
+    if (!n) {
+      self->inner_error_ = n.status().message();
+      return -1;
+    }
+    *block = self->input_.data();
+    return static_cast<la_ssize_t>(*n);
+  }
+
+  std::string error_text() const {
+    if (!inner_error_.empty()) return inner_error_;
+    const char* text = archive_error_string(archive_);
+    return std::string(format_) + " stream: " + (text ? text : "unreadable");
+  }
+
+  std::unique_ptr<ByteSource> inner_;
+  std::string format_;
+  struct archive* archive_;
+  struct archive_entry* entry_ = nullptr;
+  std::vector<char> input_;
+  std::string inner_error_;
+  uint64_t produced_ = 0;
+};
+
+std::string_view detect_compression(std::string_view head) {
+  auto starts = [&](std::string_view magic) { return head.starts_with(magic); };
+  if (starts("\x1f\x8b")) return "gzip";
+  if (starts("\x28\xb5\x2f\xfd")) return "zstd";
+  if (starts("\xfd" "7zXZ")) return "xz";
+  if (starts("BZh") && head.size() > 3 && head[3] >= '1' && head[3] <= '9') return "bzip2";
+  return {};
+}
+
+}  // namespace
+
+std::unique_ptr<ByteSource> memory_source(std::string_view bytes) {
+  return std::make_unique<MemorySource>(bytes);
+}
+
+Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw, const std::string& name) {
+  std::string head(6, '\0');
+  size_t filled = 0;
+  while (filled < head.size()) {
+    auto n = raw->read(std::span<char>(head.data() + filled, head.size() - filled));
+    if (!n) return Status::error(name + ": " + n.status().message());
+    if (*n == 0) break;
+    filled += *n;
+  }
+  head.resize(filled);
+  std::string_view compression = detect_compression(head);
+  auto prefixed = std::make_unique<PrefixedSource>(std::move(raw), std::move(head));
+  if (compression.empty()) return std::unique_ptr<ByteSource>(std::move(prefixed));
+  auto decoder = std::make_unique<DecompressingSource>(std::move(prefixed), std::string(compression));
+  if (Status status = decoder->open(); !status) {
+    return Status::error(name + ": " + status.message());
+  }
+  return std::unique_ptr<ByteSource>(std::move(decoder));
+}
+
+Result<std::unique_ptr<ByteSource>> open_path(const std::string& path) {
+  if (path == "-") return decode(std::make_unique<FileSource>(STDIN_FILENO, false), "<stdin>");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::error(path + ": " + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+    ::close(fd);
+    return Status::error(path + ": is a directory (use `faultline scan` for directories)");
+  }
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return decode(std::make_unique<FileSource>(fd, true), path);
+}
+
+}  // namespace faultline::ingest

@@ -1,0 +1,32 @@
+// ByteSource: the one interface ingest reads through, so tests can feed memory. Sources
+// for files, stdin and memory, and a decompressing source (libarchive filters: gzip, zstd,
+// xz, bzip2) chosen by content, never by file name. Not thread-safe; one reader each.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "base/status.hpp"
+
+namespace faultline::ingest {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to buffer.size() bytes; 0 means the end of the input.
+  virtual Result<size_t> read(std::span<char> buffer) = 0;
+  // "text", "gzip", "zstd", ...: what the bytes were before this source decoded them.
+  virtual std::string format() const { return "text"; }
+};
+
+// Opens a file, or "-" for stdin, and decodes compression detected from its first bytes.
+// Errors name the path: "logs/rank3.log: No such file or directory".
+Result<std::unique_ptr<ByteSource>> open_path(const std::string& path);
+// Wraps a source, decoding compression detected from its first bytes.
+Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw, const std::string& name);
+// A source over bytes the caller keeps alive.
+std::unique_ptr<ByteSource> memory_source(std::string_view bytes);
+
+}  // namespace faultline::ingest

@@ -1,0 +1,98 @@
+#include "ingest/line_reader.hpp"
+
+#include <cstring>
+
+namespace faultline::ingest {
+
+LineReader::LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes)
+    : source_(source), source_index_(source_index), block_bytes_(block_bytes) {
+  buffer_.resize(block_bytes_ + kMaxLineBytes);
+}
+
+bool LineReader::fill() {
+  if (at_eof_ || !status_) return false;
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  size_t room = buffer_.size() - end_;
+  auto n = source_.read(std::span<char>(buffer_.data() + end_, std::min(room, block_bytes_)));
+  if (!n) {
+    status_ = Status::error(n.status().message());
+    return false;
+  }
+  if (*n == 0) {
+    at_eof_ = true;
+    return false;
+  }
+  if (first_block_) {
+    first_block_ = false;
+    if (const void* nul = std::memchr(buffer_.data() + end_, '\0', *n)) {
+      auto offset = static_cast<const char*>(nul) - (buffer_.data() + end_);
+      status_ = Status::error("binary file (NUL byte at offset " + std::to_string(offset) +
+                              "), not a log");
+      return false;
+    }
+  }
+  end_ += *n;
+  bytes_ += *n;
+  return true;
+}
+
+bool LineReader::take_segment(Record& record) {
+  while (!segments_.empty()) {
+    const void* cr = std::memchr(segments_.data(), '\r', segments_.size());
+    size_t length = cr ? static_cast<size_t>(static_cast<const char*>(cr) - segments_.data())
+                       : segments_.size();
+    std::string_view segment = segments_.substr(0, length);
+    segments_ = cr ? segments_.substr(length + 1) : std::string_view();
+    if (segment.empty() && !segments_.empty()) continue;
+    record = {segment, source_index_, line_number_};
+    return true;
+  }
+  return false;
+}
+
+bool LineReader::next(Record& record) {
+  if (take_segment(record)) return true;
+  for (;;) {
+    char* start = buffer_.data() + begin_;
+    size_t available = end_ - begin_;
+    const void* newline = std::memchr(start, '\n', available);
+    std::string_view line;
+    if (newline) {
+      size_t length = static_cast<size_t>(static_cast<const char*>(newline) - start);
+      begin_ += length + 1;
+      if (skipping_cut_line_) {
+        skipping_cut_line_ = false;
+        continue;
+      }
+      line = std::string_view(start, length);
+    } else if (available >= kMaxLineBytes) {
+      // Too long: keep the first kMaxLineBytes as the line, skip the rest of it.
+      begin_ += available;
+      if (skipping_cut_line_) continue;
+      line = std::string_view(start, kMaxLineBytes);
+      skipping_cut_line_ = true;
+      ++lines_cut_;
+    } else if (fill()) {
+      continue;
+    } else if (available > 0 && !skipping_cut_line_ && status_) {
+      begin_ = end_;  // the last line has no newline
+      line = std::string_view(start, available);
+    } else {
+      return false;
+    }
+    ++line_number_;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (std::memchr(line.data(), '\r', line.size()) == nullptr) {
+      record = {line, source_index_, line_number_};
+      return true;
+    }
+    segments_ = line;
+    if (take_segment(record)) return true;
+  }
+}
+
+}  // namespace faultline::ingest

@@ -1,0 +1,55 @@
+// LineReader: splits a ByteSource into Records. Input is read in large blocks and split with
+// memchr; a Record's text is a view into the block, valid until the next call to next().
+//
+// Memory is bounded by the block size plus the longest line kept: a longer line is cut at
+// kMaxLineBytes, the rest of it skipped, and the cut counted. A carriage return inside a
+// line (progress bars rewriting themselves) separates segments that come out as Records of
+// the same line number; a trailing CR (CRLF) is dropped. A NUL byte in the first block marks
+// the input as binary, and nothing is read from it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.hpp"
+#include "ingest/byte_source.hpp"
+#include "ingest/record.hpp"
+
+namespace faultline::ingest {
+
+class LineReader {
+ public:
+  static constexpr size_t kBlockBytes = size_t{1} << 20;
+  static constexpr size_t kMaxLineBytes = size_t{256} << 10;
+
+  LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes = kBlockBytes);
+
+  // False at the end of the input or when reading failed (status() says why).
+  bool next(Record& record);
+
+  const Status& status() const { return status_; }
+  uint64_t bytes() const { return bytes_; }
+  uint64_t lines() const { return line_number_; }
+  uint64_t lines_cut() const { return lines_cut_; }
+
+ private:
+  bool fill();
+  bool take_segment(Record& record);
+
+  ByteSource& source_;
+  uint32_t source_index_;
+  size_t block_bytes_;
+  std::vector<char> buffer_;
+  size_t begin_ = 0;
+  size_t end_ = 0;
+  bool at_eof_ = false;
+  bool first_block_ = true;
+  bool skipping_cut_line_ = false;
+  std::string_view segments_;  // rest of the current line after a carriage return
+  uint64_t line_number_ = 0;
+  uint64_t bytes_ = 0;
+  uint64_t lines_cut_ = 0;
+  Status status_;
+};
+
+}  // namespace faultline::ingest

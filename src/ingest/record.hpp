@@ -1,0 +1,30 @@
+// Record: what ingest hands to parse. One physical log line (without its terminator) and
+// where it came from. The text is a view into the reader's block and stays valid only until
+// the reader's next call; whoever keeps it copies it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace faultline::ingest {
+
+struct Record {
+  std::string_view text;
+  uint32_t source = 0;  // index into the job's SourceTable
+  uint64_t line = 0;    // 1-based line number within the source
+};
+
+// What ingest knows about one input of a job.
+struct SourceInfo {
+  std::string name;               // as the user named it: path, "<stdin>", "run.tar:3/stderr.log"
+  std::optional<int> rank_hint;   // from the path (attempt_0/3/stderr.log, rank3.log, ...)
+  std::string format = "text";    // "text", "gzip", ...
+  uint64_t bytes = 0;             // decompressed bytes read
+  uint64_t lines = 0;
+  uint64_t lines_cut = 0;         // lines longer than the limit, cut and counted
+  std::string error;              // set when reading stopped early
+};
+
+}  // namespace faultline::ingest

@@ -1,0 +1,74 @@
+#include "parse/ansi.hpp"
+
+#include <cstring>
+
+#include "base/text.hpp"
+
+namespace faultline::parse {
+namespace {
+
+// Length of a CSI body starting at text[at] == '[' ("[1;36m", "[K"), or 0. Bare residue
+// without an introducer only counts when it ends in 'm' (colour), to leave text such as
+// "[3]" alone.
+size_t csi_length(std::string_view text, size_t at, bool introduced) {
+  size_t i = at + 1;
+  while (i < text.size() && (is_digit(text[i]) || text[i] == ';')) ++i;
+  if (i >= text.size()) return 0;
+  char final_byte = text[i];
+  if (final_byte == 'm') return i + 1 - at;
+  if (introduced && is_alpha(final_byte)) return i + 1 - at;
+  return 0;
+}
+
+// Length of the introducer that ends just before text[at] == '[': ESC, "^[", "ESC", "#033".
+size_t introducer_before(std::string_view text, size_t at) {
+  std::string_view before = text.substr(0, at);
+  if (before.ends_with('\x1b')) return 1;
+  if (before.ends_with("^[")) return 2;
+  if (before.ends_with("ESC")) return 3;
+  if (before.ends_with("#033")) return 4;
+  return 0;
+}
+
+// Finds the next escape sequence at or after `from`; returns its [start, end) or npos.
+std::pair<size_t, size_t> next_sequence(std::string_view text, size_t from) {
+  while (from < text.size()) {
+    const void* hit = std::memchr(text.data() + from, '[', text.size() - from);
+    if (!hit) return {std::string_view::npos, 0};
+    size_t at = static_cast<size_t>(static_cast<const char*>(hit) - text.data());
+    size_t introducer = introducer_before(text, at);
+    if (size_t length = csi_length(text, at, introducer > 0)) {
+      // "[36m" right after a digit or letter is more likely text than residue.
+      if (introducer > 0 || at == 0 || !is_word(text[at - 1]) || text[at - 1] == 'm') {
+        return {at - introducer, at + length};
+      }
+    }
+    from = at + 1;
+  }
+  return {std::string_view::npos, 0};
+}
+
+}  // namespace
+
+bool has_ansi(std::string_view text) {
+  return next_sequence(text, 0).first != std::string_view::npos ||
+         std::memchr(text.data(), '\x1b', text.size()) != nullptr;
+}
+
+void strip_ansi(std::string_view text, std::string& out) {
+  auto append_text = [&out](std::string_view part) {
+    for (char c : part) {
+      if (c != '\x1b') out += c;  // a stray ESC with no sequence after it
+    }
+  };
+  size_t from = 0;
+  for (;;) {
+    auto [start, end] = next_sequence(text, from);
+    if (start == std::string_view::npos) break;
+    append_text(text.substr(from, start - from));
+    from = end;
+  }
+  append_text(text.substr(from));
+}
+
+}  // namespace faultline::parse

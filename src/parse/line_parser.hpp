@@ -1,0 +1,28 @@
+// LineParser: Record ─▶ Line. Recognises, in any nesting order, the launcher prefixes
+// (torchrun `[rank3]:` and `[default3]:`, srun --label `3: `, Open MPI `[1,3]<stderr>:`,
+// MPICH `[3] `, Ray/vLLM `(Name pid=N, ip=H)`, SGLang `[date TP3]`), leading ISO-8601
+// timestamps, and the log headers after them (c10 `[E1129 10:22:33.123456789 file:1]`,
+// glog `E1129 10:22:33.123456 1 file:1]`, vLLM `ERROR 11-29 10:22:33 [file.py:1]`, Python
+// logging `2026-11-29 10:22:33,123 - name - ERROR -`, DeepSpeed `[date] [ERROR] [f:1:g]`).
+// Everything is hand-parsed: this runs on every line, so no regular expressions.
+// Not thread-safe: one parser per reader.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ingest/record.hpp"
+#include "parse/line.hpp"
+
+namespace faultline::parse {
+
+class LineParser {
+ public:
+  // `rank_hint` is the rank the file's path names, used when a line names none.
+  Line parse(const ingest::Record& record, std::optional<int> rank_hint);
+
+ private:
+  std::string scratch_;
+};
+
+}  // namespace faultline::parse

@@ -1,0 +1,142 @@
+#include "base/json_writer.hpp"
+#include "report/report.hpp"
+
+namespace faultline::report {
+namespace {
+
+void write_facts(JsonWriter& json, const Facts& facts) {
+  json.begin_object();
+  for (const auto& [name, value] : facts) json.key(name).value(value);
+  json.end_object();
+}
+
+void write_strings(JsonWriter& json, const std::vector<std::string>& items) {
+  json.begin_array();
+  for (const auto& item : items) json.string(item);
+  json.end_array();
+}
+
+void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis) {
+  json.begin_object();
+  json.key("cause").string(diagnosis.cause);
+  json.key("rule").string(diagnosis.rule->id);
+  json.key("title").string(diagnosis.title);
+  json.key("confidence").number(diagnosis.confidence);
+  json.key("confidence_reasons");
+  write_strings(json, diagnosis.reasons);
+  json.key("fingerprint").string(diagnosis.fingerprint);
+  json.key("initiating_rank");
+  if (diagnosis.initiating_rank) json.number(int64_t{*diagnosis.initiating_rank});
+  else json.null();
+  json.key("first_seen");
+  if (diagnosis.first_seen.valid) json.string(diagnosis.first_seen.to_string());
+  else json.null();
+  json.key("facts");
+  write_facts(json, diagnosis.facts);
+  json.key("explain").string(diagnosis.explain);
+  json.key("fix");
+  write_strings(json, diagnosis.fix);
+  json.key("verify").string(diagnosis.verify);
+  json.end_object();
+}
+
+void write_job(JsonWriter& json, const RunReport& report, const correlate::JobAnalysis& job) {
+  json.begin_object();
+  json.key("job").string(job.job);
+  json.key("ranks_seen").begin_array();
+  for (int rank : job.shape.ranks_seen) json.number(int64_t{rank});
+  json.end_array();
+  json.key("hosts");
+  write_strings(json, job.shape.hosts);
+  json.key("diagnosis");
+  if (job.diagnosis) write_diagnosis(json, *job.diagnosis);
+  else json.null();
+  json.key("findings").begin_array();
+  for (const auto& group : job.findings) {
+    json.begin_object();
+    json.key("rule").string(group.rule->id);
+    json.key("cause").string(group.rule->cause);
+    json.key("role").string(rules::to_string(group.rule->role));
+    json.key("ranks").begin_array();
+    for (int rank : group.ranks) json.number(int64_t{rank});
+    json.end_array();
+    json.key("occurrences").number(static_cast<int64_t>(group.occurrences));
+    json.key("fingerprint").string(group.fingerprint);
+    json.key("collateral_of");
+    if (group.collateral_of.empty()) json.null();
+    else json.string(group.collateral_of);
+    json.key("facts");
+    write_facts(json, group.facts);
+    json.key("evidence").begin_array();
+    for (const auto& evidence : group.evidence) {
+      json.begin_object();
+      json.key("source").string(evidence.source < report.sources.size() ? report.sources[evidence.source].name : "?");
+      json.key("line").number(static_cast<int64_t>(evidence.line));
+      json.key("rank");
+      if (evidence.rank >= 0) json.number(int64_t{evidence.rank});
+      else json.null();
+      json.key("text").string(evidence.text);
+      json.end_object();
+    }
+    json.end_array();
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+}
+
+void write_inputs(JsonWriter& json, const RunReport& report) {
+  json.key("inputs").begin_array();
+  for (const auto& source : report.sources) {
+    json.begin_object();
+    json.key("source").string(source.name);
+    json.key("bytes").number(static_cast<int64_t>(source.bytes));
+    json.key("lines").number(static_cast<int64_t>(source.lines));
+    json.key("format").string(source.format);
+    if (source.rank_hint) json.key("rank_hint").number(int64_t{*source.rank_hint});
+    if (source.lines_cut) json.key("lines_cut").number(static_cast<int64_t>(source.lines_cut));
+    if (!source.error.empty()) json.key("error").string(source.error);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("skipped").begin_array();
+  for (const auto& skipped : report.skipped) {
+    json.begin_object();
+    json.key("source").string(skipped.source);
+    json.key("reason").string(skipped.reason);
+    json.end_object();
+  }
+  json.end_array();
+}
+
+}  // namespace
+
+std::string render_json(const RunReport& report, bool pretty) {
+  JsonWriter json(pretty);
+  json.begin_object();
+  json.key("schema").string("faultline.report/1");
+  json.key("jobs").begin_array();
+  for (const auto& job : report.jobs) write_job(json, report, job);
+  json.end_array();
+  write_inputs(json, report);
+  json.end_object();
+  return json.take() + "\n";
+}
+
+std::string render_jsonl(const RunReport& report) {
+  std::string out;
+  for (const auto& job : report.jobs) {
+    JsonWriter json(false);
+    json.begin_object();
+    json.key("schema").string("faultline.report/1");
+    json.key("jobs").begin_array();
+    write_job(json, report, job);
+    json.end_array();
+    write_inputs(json, report);
+    json.end_object();
+    out += json.take() + "\n";
+  }
+  return out;
+}
+
+}  // namespace faultline::report

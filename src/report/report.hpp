@@ -1,0 +1,30 @@
+// Report: JobAnalysis ─▶ text for people, JSON for tools. Renderers only: nothing here
+// decides anything, and nothing prints; each returns the text and the caller writes it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "correlate/diagnosis.hpp"
+#include "ingest/inputs.hpp"
+#include "ingest/record.hpp"
+
+namespace faultline::report {
+
+struct RunReport {
+  std::vector<correlate::JobAnalysis> jobs;
+  std::vector<ingest::SourceInfo> sources;  // indexed by Evidence::source
+  std::vector<ingest::Skipped> skipped;
+};
+
+struct TextOptions {
+  bool color = false;
+  bool quiet = false;  // the diagnosis only
+};
+
+std::string render_text(const RunReport& report, const TextOptions& options);
+// design.md's "faultline.report/1". `pretty` indents; jsonl writes one job per line.
+std::string render_json(const RunReport& report, bool pretty);
+std::string render_jsonl(const RunReport& report);
+
+}  // namespace faultline::report

@@ -1,0 +1,35 @@
+// Finding: what rules hand to correlate. One rule matched one event or line of one rank.
+// It points at its Rule, which outlives it (the RuleSet lives for the whole run).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/timestamp.hpp"
+#include "base/value.hpp"
+#include "rules/rule.hpp"
+
+namespace faultline::rules {
+
+struct Evidence {
+  uint32_t source = 0;
+  uint64_t line = 0;
+  int rank = -1;
+  std::string text;  // the line as the log shows it, ANSI removed
+};
+
+struct Finding {
+  const Rule* rule = nullptr;
+  int rank = -1;
+  int local_rank = -1;
+  std::string host;
+  int64_t pid = 0;
+  Timestamp time;
+  uint64_t sequence = 0;  // input order across the job
+  Facts facts;            // captured, then derived
+  std::string matched;    // the text the rule matched (message, event or line)
+  std::vector<Evidence> evidence;
+};
+
+}  // namespace faultline::rules

@@ -1,0 +1,334 @@
+// Loads rule packs with yaml-cpp; its exceptions stop here (style.md, convention 3).
+#include <re2/re2.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "base/text.hpp"
+#include "rules/rule_set.hpp"
+
+namespace faultline::rules {
+namespace {
+
+const std::set<std::string, std::less<>> kRuleKeys = {
+    "id", "cause", "title", "category", "role", "severity", "scope", "match", "unless", "when",
+    "derive", "explain", "symptoms", "confirm", "fix", "verify", "refs", "examples"};
+
+class PackLoader {
+ public:
+  explicit PackLoader(std::string origin) : origin_(std::move(origin)) {}
+
+  Result<std::vector<Rule>> load(std::string_view text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      return Status::error(where(e.mark) + e.msg);
+    }
+    try {
+      load_root(root);
+    } catch (const YAML::Exception& e) {
+      error(e.mark, e.msg);
+    }
+    if (!errors_.empty()) return Status::error(join(errors_, "\n"));
+    return std::move(rules_);
+  }
+
+ private:
+  std::string where(const YAML::Mark& mark) const {
+    if (mark.is_null()) return origin_ + ": ";
+    return origin_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": ";
+  }
+  void error(const YAML::Mark& mark, const std::string& message) { errors_.push_back(where(mark) + message); }
+
+  void load_root(const YAML::Node& root) {
+    if (!root.IsMap() || !root["rules"]) {
+      error(root.Mark(), "a rule pack is a mapping with a 'rules:' list");
+      return;
+    }
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      if (it->first.as<std::string>() != "rules") {
+        error(it->first.Mark(), "unknown key '" + it->first.as<std::string>() + "' (a pack holds only 'rules')");
+      }
+    }
+    const YAML::Node& list = root["rules"];
+    if (!list.IsSequence()) {
+      error(list.Mark(), "'rules' must be a list");
+      return;
+    }
+    std::set<std::string> ids;
+    for (const auto& node : list) {
+      Rule rule;
+      size_t errors_before = errors_.size();
+      load_rule(node, rule);
+      if (errors_.size() != errors_before) continue;
+      if (!ids.insert(rule.id).second) {
+        error(node["id"].Mark(), "duplicate rule id '" + rule.id + "'");
+        continue;
+      }
+      rules_.push_back(std::move(rule));
+    }
+  }
+
+  std::optional<std::string> scalar(const YAML::Node& node, const char* key) {
+    if (!node.IsScalar()) {
+      error(node.Mark(), std::string("'") + key + "' must be a string");
+      return std::nullopt;
+    }
+    return node.as<std::string>();
+  }
+
+  std::vector<std::pair<std::string, YAML::Mark>> string_list(const YAML::Node& node, const char* key) {
+    std::vector<std::pair<std::string, YAML::Mark>> out;
+    if (node.IsScalar()) {
+      out.emplace_back(node.as<std::string>(), node.Mark());
+    } else if (node.IsSequence()) {
+      for (const auto& item : node) {
+        if (auto text = scalar(item, key)) out.emplace_back(*text, item.Mark());
+      }
+    } else {
+      error(node.Mark(), std::string("'") + key + "' must be a string or a list of strings");
+    }
+    return out;
+  }
+
+  std::vector<Pattern> patterns(const YAML::Node& node, const char* key) {
+    std::vector<Pattern> out;
+    for (auto& [text, mark] : string_list(node, key)) {
+      RE2::Options options;
+      options.set_log_errors(false);
+      auto regex = std::make_shared<RE2>(text, options);
+      if (!regex->ok()) {
+        error(mark, std::string("bad regex in '") + key + "': " + regex->error());
+        continue;
+      }
+      Pattern pattern{text, regex, {}};
+      for (const auto& [name, index] : regex->NamedCapturingGroups()) pattern.captures.emplace_back(name, index);
+      std::sort(pattern.captures.begin(), pattern.captures.end(),
+                [](const auto& a, const auto& b) { return a.second < b.second; });
+      out.push_back(std::move(pattern));
+    }
+    return out;
+  }
+
+  // Reports names an expression or template reads that no pattern captures or derives.
+  void check_facts(const std::vector<std::string>& names, const YAML::Mark& mark, const char* key) {
+    for (const auto& name : names) {
+      if (std::find(known_facts_.begin(), known_facts_.end(), name) == known_facts_.end()) {
+        error(mark, std::string("unknown fact '") + name + "' in '" + key + "' (known: " +
+                        (known_facts_.empty() ? std::string("none") : join(known_facts_, ", ")) + ")");
+      }
+    }
+  }
+
+  std::optional<Expression> expression(const YAML::Node& node, const char* key) {
+    auto text = scalar(node, key);
+    if (!text) return std::nullopt;
+    auto parsed = Expression::parse(*text);
+    if (!parsed) {
+      error(node.Mark(), std::string("in '") + key + "': " + parsed.status().message());
+      return std::nullopt;
+    }
+    check_facts(parsed->fact_names(), node.Mark(), key);
+    return std::move(*parsed);
+  }
+
+  std::optional<Template> template_text(const std::string& text, const YAML::Mark& mark, const char* key) {
+    auto parsed = Template::parse(text);
+    if (!parsed) {
+      error(mark, std::string("in '") + key + "': " + parsed.status().message());
+      return std::nullopt;
+    }
+    check_facts(parsed->fact_names(), mark, key);
+    return std::move(*parsed);
+  }
+
+  std::vector<Template> template_list(const YAML::Node& node, const char* key) {
+    std::vector<Template> out;
+    for (auto& [text, mark] : string_list(node, key)) {
+      if (auto parsed = template_text(text, mark, key)) out.push_back(std::move(*parsed));
+    }
+    return out;
+  }
+
+  template <typename Enum>
+  void choice(const YAML::Node& node, const char* key,
+              std::initializer_list<std::pair<const char*, Enum>> options, Enum& out) {
+    auto text = scalar(node, key);
+    if (!text) return;
+    std::vector<std::string> names;
+    for (auto [name, value] : options) {
+      if (*text == name) {
+        out = value;
+        return;
+      }
+      names.push_back(name);
+    }
+    error(node.Mark(), std::string("'") + key + "' must be one of " + join(names, ", ") + ", not '" + *text + "'");
+  }
+
+  void load_examples(const YAML::Node& node, Rule& rule) {
+    if (!node.IsMap()) {
+      error(node.Mark(), "'examples' must be a mapping with 'match' and 'no_match'");
+      return;
+    }
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string key = it->first.as<std::string>();
+      const YAML::Node& value = it->second;
+      if (key == "no_match") {
+        for (auto& [text, mark] : string_list(value, "no_match")) rule.no_match_examples.push_back(text);
+      } else if (key == "match") {
+        if (!value.IsSequence()) {
+          error(value.Mark(), "'match' examples must be a list");
+          continue;
+        }
+        for (const auto& item : value) load_match_example(item, rule);
+      } else {
+        error(it->first.Mark(), "unknown key '" + key + "' in examples (match, no_match)");
+      }
+    }
+  }
+
+  void load_match_example(const YAML::Node& item, Rule& rule) {
+    MatchExample example;
+    if (item.IsScalar()) {
+      example.text = item.as<std::string>();
+      rule.match_examples.push_back(std::move(example));
+      return;
+    }
+    if (!item.IsMap() || !item["text"]) {
+      error(item.Mark(), "a match example is a string or a mapping with 'text' and 'facts'");
+      return;
+    }
+    for (auto it = item.begin(); it != item.end(); ++it) {
+      std::string key = it->first.as<std::string>();
+      if (key == "text") {
+        if (auto text = scalar(it->second, "text")) example.text = *text;
+      } else if (key == "facts") {
+        if (!it->second.IsMap()) {
+          error(it->second.Mark(), "'facts' must be a mapping");
+          continue;
+        }
+        for (auto fact = it->second.begin(); fact != it->second.end(); ++fact) {
+          std::string name = fact->first.as<std::string>();
+          check_facts({name}, fact->first.Mark(), "facts");
+          if (fact->second.IsSequence()) {
+            std::vector<std::string> items;
+            for (const auto& value : fact->second) items.push_back(value.as<std::string>());
+            example.facts.emplace_back(name, join(items, ", "));
+          } else if (auto value = scalar(fact->second, "facts")) {
+            example.facts.emplace_back(name, *value);
+          }
+        }
+      } else {
+        error(it->first.Mark(), "unknown key '" + key + "' in a match example (text, facts)");
+      }
+    }
+    rule.match_examples.push_back(std::move(example));
+  }
+
+  void load_rule(const YAML::Node& node, Rule& rule) {
+    if (!node.IsMap()) {
+      error(node.Mark(), "a rule is a mapping");
+      return;
+    }
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string key = it->first.as<std::string>();
+      if (!kRuleKeys.contains(key)) error(it->first.Mark(), "unknown key '" + key + "'");
+    }
+    rule.origin = origin_ + ":" + std::to_string(node.Mark().line + 1);
+    if (!node["id"]) {
+      error(node.Mark(), "a rule needs an 'id'");
+      return;
+    }
+    if (auto id = scalar(node["id"], "id")) rule.id = *id;
+    rule.cause = rule.id;
+    if (node["cause"]) {
+      if (auto cause = scalar(node["cause"], "cause")) rule.cause = *cause;
+    }
+    if (!is_known_cause(rule.cause)) {
+      error((node["cause"] ? node["cause"] : node["id"]).Mark(),
+            "unknown cause '" + rule.cause + "' (causes are the ids of causes.md)");
+    }
+    if (!node["title"]) error(node.Mark(), "rule '" + rule.id + "' needs a 'title'");
+    else if (auto title = scalar(node["title"], "title")) rule.title = *title;
+    if (node["category"]) {
+      if (auto category = scalar(node["category"], "category")) rule.category = *category;
+    }
+    if (node["role"]) choice(node["role"], "role", {{"root_cause", Role::kRootCause}, {"symptom", Role::kSymptom}}, rule.role);
+    if (node["scope"]) {
+      choice(node["scope"], "scope",
+             {{"message", Scope::kMessage}, {"event", Scope::kEvent}, {"line", Scope::kLine}}, rule.scope);
+    }
+    if (node["severity"]) {
+      std::string severity = "error";
+      choice(node["severity"], "severity", {{"error", std::string("error")}, {"warning", std::string("warning")}, {"info", std::string("info")}}, severity);
+      rule.severity = severity;
+    }
+    if (!node["match"]) {
+      error(node.Mark(), "rule '" + rule.id + "' needs 'match' patterns");
+      return;
+    }
+    rule.match = patterns(node["match"], "match");
+    if (node["unless"]) rule.unless = patterns(node["unless"], "unless");
+    known_facts_.clear();
+    for (const auto& pattern : rule.match) {
+      for (const auto& [name, index] : pattern.captures) {
+        if (std::find(known_facts_.begin(), known_facts_.end(), name) == known_facts_.end()) known_facts_.push_back(name);
+      }
+    }
+    if (node["derive"]) load_derive(node["derive"], rule);
+    if (node["when"]) rule.when = expression(node["when"], "when");
+    if (node["explain"]) {
+      if (auto text = scalar(node["explain"], "explain")) rule.explain = template_text(*text, node["explain"].Mark(), "explain");
+    }
+    if (node["symptoms"]) rule.symptoms = template_list(node["symptoms"], "symptoms");
+    if (node["confirm"]) rule.confirm = template_list(node["confirm"], "confirm");
+    if (node["fix"]) rule.fix = template_list(node["fix"], "fix");
+    if (node["verify"]) {
+      if (auto text = scalar(node["verify"], "verify")) rule.verify = template_text(*text, node["verify"].Mark(), "verify");
+    }
+    if (node["refs"]) {
+      for (auto& [text, mark] : string_list(node["refs"], "refs")) rule.refs.push_back(text);
+    }
+    if (node["examples"]) load_examples(node["examples"], rule);
+  }
+
+  void load_derive(const YAML::Node& node, Rule& rule) {
+    if (!node.IsMap()) {
+      error(node.Mark(), "'derive' must be a mapping of fact names to expressions");
+      return;
+    }
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string name = it->first.as<std::string>();
+      if (auto parsed = expression(it->second, "derive")) {
+        rule.derive.emplace_back(name, std::move(*parsed));
+        known_facts_.push_back(name);
+      }
+    }
+  }
+
+  std::string origin_;
+  std::vector<std::string> errors_;
+  std::vector<Rule> rules_;
+  std::vector<std::string> known_facts_;
+};
+
+}  // namespace
+
+Result<std::vector<Rule>> load_pack(std::string_view yaml_text, const std::string& origin) {
+  return PackLoader(origin).load(yaml_text);
+}
+
+Result<std::vector<Rule>> load_pack_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::error(path + ": cannot open rule file");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return load_pack(text.str(), path);
+}
+
+}  // namespace faultline::rules

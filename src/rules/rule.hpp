@@ -1,0 +1,64 @@
+// Rule: one failure signature, loaded from a YAML pack (docs/rule-format.md). Immutable after
+// loading and shared by every thread that matches.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rules/expression.hpp"
+#include "rules/template.hpp"
+
+namespace re2 {
+class RE2;
+}
+
+namespace faultline::rules {
+
+enum class Role { kRootCause, kSymptom };
+enum class Scope { kMessage, kEvent, kLine };
+
+const char* to_string(Role role);
+const char* to_string(Scope scope);
+
+struct Pattern {
+  std::string text;
+  std::shared_ptr<const re2::RE2> regex;
+  std::vector<std::pair<std::string, int>> captures;  // fact name, group index
+};
+
+struct MatchExample {
+  std::string text;
+  std::vector<std::pair<std::string, std::string>> facts;  // expected, as displayed
+};
+
+struct Rule {
+  std::string id;
+  std::string cause;
+  std::string title;
+  std::string category;
+  Role role = Role::kRootCause;
+  std::string severity = "error";
+  Scope scope = Scope::kMessage;
+  std::vector<Pattern> match;
+  std::vector<Pattern> unless;
+  std::optional<Expression> when;
+  std::vector<std::pair<std::string, Expression>> derive;
+  std::optional<Template> explain;
+  std::vector<Template> symptoms;
+  std::vector<Template> confirm;
+  std::vector<Template> fix;
+  std::optional<Template> verify;
+  std::vector<std::string> refs;
+  std::vector<MatchExample> match_examples;
+  std::vector<std::string> no_match_examples;
+  std::string origin;  // "rules/tensor_parallel.yaml:12"
+};
+
+// The cause ids of causes.md.
+const std::vector<std::string>& known_causes();
+bool is_known_cause(std::string_view cause);
+
+}  // namespace faultline::rules

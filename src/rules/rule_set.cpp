@@ -1,0 +1,99 @@
+#include "rules/rule_set.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "rules/embedded_packs.hpp"
+
+namespace faultline::rules {
+
+const char* to_string(Role role) { return role == Role::kRootCause ? "root_cause" : "symptom"; }
+
+const char* to_string(Scope scope) {
+  switch (scope) {
+    case Scope::kMessage: return "message";
+    case Scope::kEvent: return "event";
+    case Scope::kLine: return "line";
+  }
+  return "message";
+}
+
+const std::vector<std::string>& known_causes() {
+  static const std::vector<std::string> kCauses = {
+      "tp.heads_not_divisible", "tp.kv_heads_not_divisible", "tp.hidden_not_divisible",
+      "tp.vocab_not_divisible", "tp.ffn_not_divisible", "tp.size_exceeds_gpus",
+      "tp.heterogeneous_gpus", "tp.checkpoint_shard_mismatch", "tp.pp_schedule_deadlock",
+      "pp.layers_not_divisible", "nccl.watchdog_timeout", "nccl.collective_mismatch",
+      "nccl.unhandled_system_error", "nccl.internal_error", "nccl.invalid_usage",
+      "nccl.shm_p2p_failure", "nccl.version_mismatch", "nccl.remote_rank_failed", "cuda.oom",
+      "cuda.illegal_memory_access", "cuda.device_assert", "cuda.hardware_xid_ecc",
+      "cuda.driver_mismatch", "cuda.no_device", "dist.rendezvous_failure",
+      "dist.host_oom_killed"};
+  return kCauses;
+}
+
+bool is_known_cause(std::string_view cause) {
+  const auto& causes = known_causes();
+  return std::find(causes.begin(), causes.end(), cause) != causes.end();
+}
+
+RuleSet RuleSet::shipped() {
+  RuleSet set;
+  for (const auto& pack : embedded_packs()) {
+    auto rules = load_pack(pack.text, std::string(pack.name));
+    if (!rules) {
+      set.errors_.push_back(rules.status().message());
+      continue;
+    }
+    set.add_rules(std::move(*rules));
+  }
+  return set;
+}
+
+void RuleSet::add_directory(const std::string& directory) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  std::vector<std::string> files;
+  if (fs::is_regular_file(directory, error)) {
+    files.push_back(directory);
+  } else if (fs::is_directory(directory, error)) {
+    for (const auto& entry : fs::directory_iterator(directory, error)) {
+      auto extension = entry.path().extension();
+      if (extension == ".yaml" || extension == ".yml") files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+  } else {
+    errors_.push_back(directory + ": no such rule directory or file");
+    return;
+  }
+  for (const auto& file : files) {
+    auto rules = load_pack_file(file);
+    if (!rules) {
+      errors_.push_back(rules.status().message());
+      continue;
+    }
+    add_rules(std::move(*rules));
+  }
+}
+
+void RuleSet::add_rules(std::vector<Rule> rules) {
+  for (auto& rule : rules) {
+    storage_.push_back(std::move(rule));
+    const Rule* added = &storage_.back();
+    auto same_id = std::find_if(order_.begin(), order_.end(), [&](const Rule* r) { return r->id == added->id; });
+    if (same_id != order_.end()) {
+      *same_id = added;
+    } else {
+      order_.push_back(added);
+    }
+  }
+}
+
+const Rule* RuleSet::find(std::string_view id) const {
+  for (const Rule* rule : order_) {
+    if (rule->id == id) return rule;
+  }
+  return nullptr;
+}
+
+}  // namespace faultline::rules

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# bench.sh: measures faultline's throughput on a large synthetic torchrun log, side by side with
+# ripgrep searching for the same rule patterns and with `cat` as the I/O floor.
+#
+#   tools/bench.sh [SIZE]        SIZE as genlog takes it (K/M/G suffix), default 1G
+#
+# Builds faultline and faultline-genlog in build/ only if they are missing, generates the log
+# once into $BENCH_DIR (reused on later runs with the same size, ranks and seed; delete it after
+# changing genlog), runs every measurement BENCH_REPEATS times (interleaved, after one untimed
+# read to warm the page cache) and prints the medians: wall seconds, GB/s (10^9 bytes) and peak
+# RSS. The table is also written to $BENCH_DIR/bench-results.txt.
+#
+# Environment: BENCH_DIR (default ${TMPDIR:-/tmp}/faultline-bench), BENCH_SEED (42),
+# BENCH_RANKS (8), BENCH_REPEATS (3), BENCH_TIME_BIN (/usr/bin/time), and FAULTLINE, GENLOG
+# (paths to the binaries, to skip the lookup in build/).
+# Needs bash, coreutils and awk. Peak RSS comes from /usr/bin/time (Debian package `time`);
+# without it the RSS column reads n/a and everything else still works.
+set -euo pipefail
+
+readonly size="${1:-1G}"
+readonly seed="${BENCH_SEED:-42}"
+readonly ranks="${BENCH_RANKS:-8}"
+readonly repeats="${BENCH_REPEATS:-3}"
+readonly bench_dir="${BENCH_DIR:-${TMPDIR:-/tmp}/faultline-bench}"
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly repo_root
+readonly build_dir="$repo_root/build"
+readonly gnu_time="${BENCH_TIME_BIN:-/usr/bin/time}"
+
+note() { printf 'bench: %s\n' "$*" >&2; }
+die() { note "$*"; exit 2; }
+
+# --- binaries -------------------------------------------------------------------------------
+
+find_built_binary() {  # NAME: prints the path of an executable NAME under build/, if any
+  [[ -d "$build_dir" ]] || return 0
+  find "$build_dir" -maxdepth 4 -type f -name "$1" -perm -u+x -print -quit 2>/dev/null
+}
+
+build_missing_binaries() {
+  if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+    note "configuring $build_dir (Release)"
+    cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >&2
+  fi
+  note "building faultline and faultline-genlog"
+  cmake --build "$build_dir" --target faultline faultline-genlog -j "$(nproc)" >&2 ||
+    note "build failed; benchmarking whatever is available"
+}
+
+locate_binaries() {
+  faultline="${FAULTLINE:-$(find_built_binary faultline)}"
+  genlog="${GENLOG:-$(find_built_binary faultline-genlog)}"
+  if [[ -z "$faultline" || -z "$genlog" ]]; then
+    build_missing_binaries
+    faultline="${FAULTLINE:-$(find_built_binary faultline)}"
+    genlog="${GENLOG:-$(find_built_binary faultline-genlog)}"
+  fi
+  [[ -n "$genlog" ]] || die "faultline-genlog not found and could not be built"
+  [[ -n "$faultline" ]] || note "faultline not found: its rows (and rg's, which need its patterns) are skipped"
+}
+
+# --- input ----------------------------------------------------------------------------------
+
+generate_log_once() {  # sets $log
+  log="$bench_dir/genlog-$size-r$ranks-s$seed.log"
+  if [[ -s "$log" ]]; then
+    note "reusing $log"
+    return
+  fi
+  note "generating $size log with $ranks ranks, seed $seed"
+  "$genlog" --size "$size" --ranks "$ranks" --seed "$seed" -o "$log.partial"
+  mv "$log.partial" "$log"
+}
+
+write_patterns() {  # sets $patterns (empty when unavailable)
+  patterns=""
+  [[ -n "$faultline" ]] || return 0
+  local file="$bench_dir/patterns.txt"
+  if "$faultline" rules patterns >"$file" 2>"$bench_dir/patterns.err" && [[ -s "$file" ]]; then
+    patterns="$file"
+  else
+    note "'faultline rules patterns' failed or printed nothing (see $bench_dir/patterns.err): rg skipped"
+  fi
+}
+
+# --- measuring ------------------------------------------------------------------------------
+
+# measure NAME OK_CODES OUTPUT CMD...: runs CMD once with stdout to OUTPUT and appends
+# "seconds rss_kb" to $bench_dir/NAME.times. Wall time comes from the nanosecond clock (GNU
+# time's %e has only 10 ms steps); peak RSS from /usr/bin/time when present. OK_CODES lists
+# the exit codes that are not errors, like "0 1".
+measure() {
+  local name="$1" ok_codes="$2" output="$3"
+  shift 3
+  local rss_file="$bench_dir/$name.rss" errors="$bench_dir/$name.err" code=0 start end rss="n/a"
+  start="$(date +%s%N)"
+  if [[ -x "$gnu_time" ]]; then
+    "$gnu_time" -f '%M' -o "$rss_file" "$@" >"$output" 2>"$errors" || code=$?
+  else
+    "$@" >"$output" 2>"$errors" || code=$?
+  fi
+  end="$(date +%s%N)"
+  # GNU time writes "Command exited with non-zero status N" before the format line.
+  [[ -x "$gnu_time" ]] && rss="$(tail -n 1 "$rss_file")"
+  if [[ " $ok_codes " != *" $code "* ]]; then
+    note "$name exited with $code (see $errors)"
+    failed_tools+=" $name"
+  fi
+  awk -v ns="$((end - start))" -v rss="$rss" 'BEGIN { printf "%.3f %s\n", ns / 1e9, rss }' \
+    >>"$bench_dir/$name.times"
+}
+
+median_column() {  # FILE COLUMN: median of a numeric column, or n/a
+  awk -v column="$2" '$column ~ /^[0-9.]+$/ { print $column }' "$1" | sort -g |
+    awk '{ values[NR] = $1 } END {
+           if (NR == 0) { print "n/a"; exit }
+           median = (NR % 2) ? values[(NR + 1) / 2] : (values[NR / 2] + values[NR / 2 + 1]) / 2
+           printf "%.3f\n", median }'
+}
+
+run_measurements() {
+  rm -f "$bench_dir"/*.times "$bench_dir"/*.rss "$bench_dir"/*.timing
+  cat "$log" >/dev/null  # warm the page cache, untimed
+  local round
+  for ((round = 1; round <= repeats; round++)); do
+    note "round $round/$repeats"
+    measure cat "0" /dev/null cat "$log"
+    if [[ -n "$patterns" ]]; then  # not /dev/null: some tools stop early when output is discarded
+      measure rg "0 1" "$bench_dir/rg.out" rg -c -f "$patterns" "$log"
+    fi
+    if [[ -n "$faultline" ]]; then
+      measure faultline "0 1" /dev/null "$faultline" diagnose --format json "$log"
+    fi
+  done
+}
+
+# --- report ---------------------------------------------------------------------------------
+
+throughput() {  # SECONDS: GB/s of the log, or n/a
+  awk -v bytes="$log_bytes" -v seconds="$1" 'BEGIN {
+    if (seconds !~ /^[0-9.]+$/) print "n/a"
+    else if (seconds == 0) print "inf"
+    else printf "%.2f", bytes / 1e9 / seconds }'
+}
+
+ratio() {  # A B: A / B to two places, or n/a
+  awk -v a="$1" -v b="$2" 'BEGIN {
+    if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) print "n/a"; else printf "%.2fx", a / b }'
+}
+
+table_row() {  # TOOL COMMAND
+  local tool="$1" command="$2" times="$bench_dir/$1.times"
+  [[ -s "$times" ]] || return 0
+  local seconds rss_kb rss_mib
+  seconds="$(median_column "$times" 1)"
+  rss_kb="$(median_column "$times" 2)"
+  rss_mib="$(awk -v kb="$rss_kb" 'BEGIN { if (kb ~ /^[0-9.]+$/) printf "%.1f", kb / 1024; else print "n/a" }')"
+  printf -v "${tool}_gbps" '%s' "$(throughput "$seconds")"
+  printf '%-10s %9s %8s %14s   %s\n' "$tool" "$seconds" "$(throughput "$seconds")" "$rss_mib" "$command"
+}
+
+print_report() {
+  local cat_gbps="n/a" rg_gbps="n/a" faultline_gbps="n/a"
+  local rg_version pattern_count="-"
+  rg_version="$(rg --version 2>/dev/null | head -n 1 || true)"
+  if [[ -n "$patterns" ]]; then
+    pattern_count="$(grep -c . "$patterns") (rg matched $(cat "$bench_dir/rg.out" 2>/dev/null || echo 0) lines)"
+  fi
+  printf 'faultline benchmark, %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+  printf 'log: %s (%s bytes, %s ranks, seed %s)\n' "$log" "$log_bytes" "$ranks" "$seed"
+  printf 'cpu: %s, %s cores; %s; patterns: %s; median of %s runs\n' \
+    "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)" "$(nproc)" \
+    "${rg_version:-rg n/a}" "$pattern_count" "$repeats"
+  [[ -x "$gnu_time" ]] || printf 'note: /usr/bin/time missing (apt-get install time); no RSS\n'
+  printf '\n%-10s %9s %8s %14s   %s\n' tool seconds GB/s "peak RSS MiB" command
+  table_row cat "cat LOG > /dev/null"
+  table_row rg "rg -c -f patterns.txt LOG"
+  table_row faultline "faultline diagnose --format json LOG > /dev/null"
+  printf '\nfaultline throughput / rg throughput:  %s\n' "$(ratio "$faultline_gbps" "$rg_gbps")"
+  printf 'faultline throughput / cat throughput: %s\n' "$(ratio "$faultline_gbps" "$cat_gbps")"
+  [[ -z "$failed_tools" ]] || printf 'warning: unexpected exit codes from:%s\n' "$failed_tools"
+}
+
+main() {
+  command -v rg >/dev/null || note "rg not found (apt-get install ripgrep): rg skipped"
+  mkdir -p "$bench_dir"
+  cd "$repo_root"
+  locate_binaries
+  generate_log_once
+  log_bytes="$(stat -c %s "$log")"
+  write_patterns
+  command -v rg >/dev/null || patterns=""
+  failed_tools=""
+  run_measurements
+  print_report | tee "$bench_dir/bench-results.txt"
+  note "results written to $bench_dir/bench-results.txt"
+}
+
+main
