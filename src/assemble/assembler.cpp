@@ -1,5 +1,6 @@
 #include "assemble/assembler.hpp"
 
+#include <optional>
 #include <string_view>
 
 #include "base/text.hpp"
@@ -61,6 +62,24 @@ bool is_exception_line(string_view text, bool strict) {
   return !strict || has_exception_suffix(name);
 }
 
+// TGI's shard manager ends a shard's error with a line " rank=N".
+std::optional<int> launcher_rank_suffix(string_view text) {
+  text = trim(text);
+  if (!text.starts_with("rank=")) return std::nullopt;
+  auto rank = parse_integer(text.substr(5));
+  if (!rank) return std::nullopt;
+  return static_cast<int>(*rank);
+}
+
+// torch.multiprocessing.spawn: "-- Process 5 terminated with the following error:"
+std::optional<int> spawned_process_rank(string_view text) {
+  if (!text.starts_with("-- Process ")) return std::nullopt;
+  text.remove_prefix(11);
+  auto rank = take_integer(text);
+  if (!rank || !text.starts_with(" terminated with the following error")) return std::nullopt;
+  return static_cast<int>(*rank);
+}
+
 bool looks_like_traceback_line(string_view text) {
   return text.empty() || is_space(text.front()) || text.starts_with("File \"") ||
          text.starts_with(kTracebackHeader) || is_chaining_line(text) || is_exception_line(text, false);
@@ -120,6 +139,11 @@ struct Assembler::Stream {
         }
         if (is_chaining_line(text) || text.starts_with(kTracebackHeader)) {
           chain(line);
+          return;
+        }
+        if (auto rank = launcher_rank_suffix(text)) {  // TGI: " rank=N" after the shard's error
+          if (event_.rank < 0) event_.rank = *rank;
+          add_line(line);
           return;
         }
         if (is_space(line.text.front()) && !trim_left(text).starts_with("File \"") &&
@@ -187,6 +211,10 @@ struct Assembler::Stream {
  private:
   void start(const parse::Line& line, uint64_t sequence) {
     string_view text = line.text;
+    if (auto rank = spawned_process_rank(text)) {  // torch.multiprocessing.spawn names the process
+      pending_rank_ = *rank;
+      return;
+    }
     if (text.find(kTracebackHeader) != string_view::npos) {
       begin(line, sequence, EventKind::kTraceback);
       state_ = State::kFrames;
@@ -226,6 +254,9 @@ struct Assembler::Stream {
     event_.host = std::string(line.host);
     event_.pid = line.pid;
     event_.time = line.time;
+    event_.time_inherited = line.time_inherited;
+    if (event_.rank < 0 && pending_rank_ >= 0) event_.rank = pending_rank_;
+    pending_rank_ = -1;
     event_.sequence = sequence;
     add_line(line);
   }
@@ -254,7 +285,10 @@ struct Assembler::Stream {
   }
 
   void add_line(const parse::Line& line) {
-    if (!event_.time.valid && line.time.valid) event_.time = line.time;
+    if (line.time.valid && !line.time_inherited && (!event_.time.valid || event_.time_inherited)) {
+      event_.time = line.time;
+      event_.time_inherited = false;
+    }
     if (event_.lines.size() >= Event::kMaxLines) {
       ++event_.lines_dropped;
       return;
@@ -274,6 +308,7 @@ struct Assembler::Stream {
   }
 
   Sink& sink_;
+  int pending_rank_ = -1;  // named by a line just before the event
   Event event_;
   EventLine previous_;  // the last line that belonged to no event
   State state_ = State::kIdle;

@@ -32,7 +32,8 @@ struct Event {
   int local_rank = -1;
   std::string host;
   int64_t pid = 0;
-  Timestamp time;               // the first timestamp among its lines
+  Timestamp time;               // of its first line (see parse::Line::time)
+  bool time_inherited = false;  // true while no line of its own carried one
   std::string exception_type;   // "ValueError", "c10::DistBackendError"; empty if none
   std::string message;          // "ValueError: text\ncontinuation"; see docs/rule-format.md
   size_t message_line = 0;      // index into lines of the line the message starts on

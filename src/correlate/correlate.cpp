@@ -66,7 +66,36 @@ std::vector<std::string> render_all(const std::vector<rules::Template>& template
   return out;
 }
 
-Diagnosis diagnose(const FindingGroup& group, bool all_timed, size_t root_cause_groups) {
+struct InitiatingRank {
+  std::optional<int> rank;
+  std::string reason;
+};
+
+// Who started it, among the findings of the diagnosis' group (earliest first). One rank:
+// that rank. Several ranks: the earliest by timestamp, when timestamps tell them apart;
+// otherwise nobody, said plainly rather than guessed from input order.
+InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members) {
+  if (group.ranks.empty()) return {std::nullopt, "no line names the rank that reported it"};
+  if (group.ranks.size() == 1) {
+    return {group.ranks.front(), "only rank " + std::to_string(group.ranks.front()) + " reported it"};
+  }
+  std::string ranks = format_ranges(group.ranks);
+  bool all_timed = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->time.valid; });
+  if (!all_timed) {
+    return {std::nullopt, "ranks " + ranks + " all reported it and no timestamps order them"};
+  }
+  const Finding* first = members.front();
+  auto runner_up = std::find_if(members.begin(), members.end(), [&](const Finding* f) { return f->rank != first->rank; });
+  if (first->rank < 0 || runner_up == members.end() || compare(first->time, (*runner_up)->time).value_or(0) >= 0) {
+    return {std::nullopt, "ranks " + ranks + " all reported it within the same second"};
+  }
+  bool inherited = first->time_inherited || (*runner_up)->time_inherited;
+  return {first->rank, "rank " + std::to_string(first->rank) + " reported it first, at " + first->time.to_string() +
+                           ", before rank " + std::to_string((*runner_up)->rank) + " at " + (*runner_up)->time.to_string() +
+                           (inherited ? " (from the timestamps of the lines before the errors)" : "")};
+}
+
+Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>& members, size_t root_cause_groups) {
   const rules::Rule& rule = *group.rule;
   Diagnosis diagnosis;
   diagnosis.rule = &rule;
@@ -88,17 +117,10 @@ Diagnosis diagnose(const FindingGroup& group, bool all_timed, size_t root_cause_
   } else {
     diagnosis.reasons.push_back("only symptoms were found (" + rule.id + "); the cause may be outside these logs");
   }
-  if (group.first_rank >= 0) {
-    diagnosis.initiating_rank = group.first_rank;
-    confidence += 0.1;
-    diagnosis.reasons.push_back(std::string("rank ") + std::to_string(group.first_rank) + " reported it first, by " +
-                                (all_timed ? "timestamp" : "input order"));
-  } else {
-    diagnosis.reasons.push_back("no line names the rank that reported it");
-  }
-  if (group.ranks.size() > 1) {
-    diagnosis.reasons.push_back("the same error on ranks " + format_ranges(group.ranks));
-  }
+  auto initiating = initiating_rank(group, members);
+  diagnosis.initiating_rank = initiating.rank;
+  diagnosis.reasons.push_back(initiating.reason);
+  if (initiating.rank) confidence += 0.1;
   if (root_cause_groups > 1) {
     confidence -= 0.1;
     diagnosis.reasons.push_back(std::to_string(root_cause_groups - 1) + " other root-cause finding(s) in the job");
@@ -126,9 +148,15 @@ JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> find
 
   const auto& candidates = root_groups.empty() ? symptom_groups : root_groups;
   const auto& candidate_findings = root_groups.empty() ? symptoms : roots;
-  bool all_timed = std::all_of(candidate_findings.begin(), candidate_findings.end(),
-                               [](const Finding* f) { return f->time.valid; });
-  analysis.diagnosis = diagnose(candidates.front(), all_timed, root_groups.size());
+  const FindingGroup& chosen = candidates.front();
+  std::vector<const Finding*> members;
+  for (const Finding* finding : candidate_findings) {
+    if (finding->rule == chosen.rule && fingerprint(finding->rule->cause, finding->matched) == chosen.fingerprint) {
+      members.push_back(finding);
+    }
+  }
+  sort_by_first_seen(members);
+  analysis.diagnosis = diagnose(chosen, members, root_groups.size());
   for (auto& group : symptom_groups) {
     if (!root_groups.empty()) group.collateral_of = analysis.diagnosis->cause;
   }

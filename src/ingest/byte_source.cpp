@@ -147,12 +147,12 @@ std::unique_ptr<ByteSource> memory_source(std::string_view bytes) {
   return std::make_unique<MemorySource>(bytes);
 }
 
-Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw, const std::string& name) {
+Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw) {
   std::string head(6, '\0');
   size_t filled = 0;
   while (filled < head.size()) {
     auto n = raw->read(std::span<char>(head.data() + filled, head.size() - filled));
-    if (!n) return Status::error(name + ": " + n.status().message());
+    if (!n) return n.status();
     if (*n == 0) break;
     filled += *n;
   }
@@ -161,23 +161,21 @@ Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw, cons
   auto prefixed = std::make_unique<PrefixedSource>(std::move(raw), std::move(head));
   if (compression.empty()) return std::unique_ptr<ByteSource>(std::move(prefixed));
   auto decoder = std::make_unique<DecompressingSource>(std::move(prefixed), std::string(compression));
-  if (Status status = decoder->open(); !status) {
-    return Status::error(name + ": " + status.message());
-  }
+  if (Status status = decoder->open(); !status) return status;
   return std::unique_ptr<ByteSource>(std::move(decoder));
 }
 
 Result<std::unique_ptr<ByteSource>> open_path(const std::string& path) {
-  if (path == "-") return decode(std::make_unique<FileSource>(STDIN_FILENO, false), "<stdin>");
+  if (path == "-") return decode(std::make_unique<FileSource>(STDIN_FILENO, false));
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::error(path + ": " + std::strerror(errno));
+  if (fd < 0) return Status::error(std::strerror(errno));
   struct stat info {};
   if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
     ::close(fd);
-    return Status::error(path + ": is a directory (use `faultline scan` for directories)");
+    return Status::error("is a directory");
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return decode(std::make_unique<FileSource>(fd, true), path);
+  return decode(std::make_unique<FileSource>(fd, true));
 }
 
 }  // namespace faultline::ingest

@@ -22,10 +22,10 @@ class ByteSource {
 };
 
 // Opens a file, or "-" for stdin, and decodes compression detected from its first bytes.
-// Errors name the path: "logs/rank3.log: No such file or directory".
+// Errors say what is wrong ("No such file or directory"); the caller names the input.
 Result<std::unique_ptr<ByteSource>> open_path(const std::string& path);
 // Wraps a source, decoding compression detected from its first bytes.
-Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw, const std::string& name);
+Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw);
 // A source over bytes the caller keeps alive.
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes);
 

@@ -18,7 +18,8 @@ struct Line {
   bool rank_from_prefix = false;  // the rank came from this line, not from the file name
   std::string_view host;     // from an `ip=` or host prefix; empty when unknown
   int64_t pid = 0;           // from a `pid=` prefix; 0 when unknown
-  Timestamp time;
+  Timestamp time;            // the line's own, else the last one of its rank in this source
+  bool time_inherited = false;  // `time` came from an earlier line
   char severity = 0;         // 'E', 'F', 'W', 'I', 'D' from a log header; 0 when none
   uint32_t source = 0;
   uint64_t number = 0;       // line number within the source

@@ -107,7 +107,7 @@ class PrefixScanner {
 
   string_view run() {
     for (int round = 0; round < 10; ++round) {
-      bool took = take_paren_prefix() || take_bracketed() || take_iso_prefix() ||
+      bool took = take_paren_prefix() || take_bracketed() || take_iso_prefix() || take_ctime_prefix() ||
                   take_srun_label() || take_glog_header() || take_vllm_header();
       if (!took) break;
     }
@@ -328,6 +328,28 @@ class PrefixScanner {
     }
   }
 
+  // Open MPI --timestamp-output glues ctime() in front: "Sat Nov 29 10:22:33 2026[1,5]<stderr>:"
+  bool take_ctime_prefix() {
+    static constexpr string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (rest_.size() < 24 || !is_alpha(rest_[0]) || rest_[3] != ' ' || rest_[7] != ' ') return false;
+    size_t month_at = kMonths.find(rest_.substr(4, 3));
+    if (month_at == string_view::npos || month_at % 3 != 0) return false;
+    string_view rest = rest_.substr(8);
+    if (rest.front() == ' ') rest.remove_prefix(1);
+    auto day = take_integer(rest);
+    int hour, minute, second, year;
+    if (!day || !take_char(rest, ' ') || !take_clock(rest, hour, minute, second) || !take_char(rest, ' ') ||
+        !take_digits(rest, 4, year)) {
+      return false;
+    }
+    Timestamp time = make_timestamp(year, static_cast<int>(month_at / 3) + 1, static_cast<int>(*day), hour, minute, second, 0);
+    if (!time.valid) return false;
+    set_time(time);
+    take_char(rest, ' ');
+    rest_ = rest;
+    return true;
+  }
+
   // srun --label: "3: ", " 3: ", "03: "
   bool take_srun_label() {
     if (!positional_bracket_allowed()) return false;
@@ -388,6 +410,15 @@ class PrefixScanner {
   Line& line_;
 };
 
+// A line pasted into an issue wrapped in Markdown bold: "**RuntimeError: ...** ".
+string_view strip_markdown_bold(string_view text) {
+  string_view inner = trim_right(text);
+  if (inner.size() > 4 && inner.starts_with("**") && inner.ends_with("**")) {
+    return inner.substr(2, inner.size() - 4);
+  }
+  return text;
+}
+
 }  // namespace
 
 Line LineParser::parse(const ingest::Record& record, std::optional<int> rank_hint) {
@@ -401,9 +432,39 @@ Line LineParser::parse(const ingest::Record& record, std::optional<int> rank_hin
     text = scratch_;
   }
   line.display = text;
-  line.text = PrefixScanner(text, line).run();
+  line.text = strip_markdown_bold(PrefixScanner(text, line).run());
   if (line.rank < 0 && rank_hint) line.rank = *rank_hint;
+  carry_time(line);
   return line;
+}
+
+void LineParser::carry_time(Line& line) {
+  auto matches = [&](const LastTime& entry) {
+    return entry.source == line.source && entry.rank == line.rank && entry.local_rank == line.local_rank;
+  };
+  LastTime* entry = nullptr;
+  if (last_hit_ < last_times_.size() && matches(last_times_[last_hit_])) {
+    entry = &last_times_[last_hit_];
+  } else {
+    for (size_t i = 0; i < last_times_.size(); ++i) {
+      if (matches(last_times_[i])) {
+        entry = &last_times_[i];
+        last_hit_ = i;
+        break;
+      }
+    }
+  }
+  if (line.time.valid) {
+    if (entry) {
+      entry->time = line.time;
+    } else if (last_times_.size() < 4096) {
+      last_times_.push_back({line.source, line.rank, line.local_rank, line.time});
+      last_hit_ = last_times_.size() - 1;
+    }
+  } else if (entry) {
+    line.time = entry->time;
+    line.time_inherited = true;
+  }
 }
 
 }  // namespace faultline::parse

@@ -5,11 +5,15 @@
 // glog `E1129 10:22:33.123456 1 file:1]`, vLLM `ERROR 11-29 10:22:33 [file.py:1]`, Python
 // logging `2026-11-29 10:22:33,123 - name - ERROR -`, DeepSpeed `[date] [ERROR] [f:1:g]`).
 // Everything is hand-parsed: this runs on every line, so no regular expressions.
-// Not thread-safe: one parser per reader.
+//
+// A line without a timestamp of its own takes the last one seen for its rank in its source
+// (Line::time_inherited), so a traceback printed after a logger's ERROR line is ordered by it.
+// Not thread-safe: one parser per job.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ingest/record.hpp"
 #include "parse/line.hpp"
@@ -22,7 +26,17 @@ class LineParser {
   Line parse(const ingest::Record& record, std::optional<int> rank_hint);
 
  private:
+  struct LastTime {
+    uint32_t source;
+    int rank;
+    int local_rank;
+    Timestamp time;
+  };
+  void carry_time(Line& line);
+
   std::string scratch_;
+  std::vector<LastTime> last_times_;  // few entries: one per rank and source
+  size_t last_hit_ = 0;
 };
 
 }  // namespace faultline::parse

@@ -106,6 +106,7 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     if (!match) continue;
     Finding finding = make_finding(*rule, std::move(*match), event.rank, event.local_rank, event.host,
                                    event.pid, event.time, event.sequence);
+    finding.time_inherited = event.time_inherited;
     finding.matched = event.message;
     finding.evidence.push_back(evidence_at(event.message_line));
     out.push_back(std::move(finding));
@@ -118,6 +119,7 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     size_t index = line_index_at(text, match->offset);
     Finding finding = make_finding(*rule, std::move(*match), event.rank, event.local_rank, event.host,
                                    event.pid, event.time, event.sequence);
+    finding.time_inherited = event.time_inherited;
     finding.matched = event.message.empty() ? event.lines[index].text : event.message;
     finding.evidence.push_back(evidence_at(index));
     if (!event.message.empty() && event.message_line != index) finding.evidence.push_back(evidence_at(event.message_line));
@@ -138,6 +140,7 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, std::vector<
     if (!match) continue;
     Finding finding = make_finding(*rule, std::move(*match), line.rank, line.local_rank,
                                    std::string(line.host), line.pid, line.time, sequence);
+    finding.time_inherited = line.time_inherited;
     finding.matched = std::string(line.text);
     finding.evidence.push_back({line.source, line.number, finding.rank, std::string(line.display)});
     out.push_back(std::move(finding));

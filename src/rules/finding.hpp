@@ -26,7 +26,8 @@ struct Finding {
   std::string host;
   int64_t pid = 0;
   Timestamp time;
-  uint64_t sequence = 0;  // input order across the job
+  bool time_inherited = false;  // from an earlier line of the rank, not the matched line
+  uint64_t sequence = 0;        // input order across the job
   Facts facts;            // captured, then derived
   std::string matched;    // the text the rule matched (message, event or line)
   std::vector<Evidence> evidence;

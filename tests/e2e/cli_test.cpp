@@ -1,0 +1,174 @@
+// The command line as a user meets it: bad inputs, stdin, formats, user rule packs, exit codes.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "report_reader.hpp"
+#include "run_binary.hpp"
+
+namespace fs = std::filesystem;
+using namespace faultline::testing;
+
+namespace {
+
+constexpr const char* kHeadsLog =
+    "[rank0]:[W1129 10:22:30.000000000 ProcessGroupNCCL.cpp:1479] Warning: something benign\n"
+    "[rank3]: Traceback (most recent call last):\n"
+    "[rank3]:   File \"/app/serve.py\", line 12, in <module>\n"
+    "[rank1]: iteration 5 | loss 2.1\n"
+    "[rank3]:     engine = LLMEngine.from_engine_args(args)\n"
+    "[rank3]: ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).\n";
+
+// A scratch folder removed when the test ends.
+class Scratch {
+ public:
+  Scratch() : path_(fs::temp_directory_path() / ("faultline-cli-" + std::to_string(counter_++) + "-" +
+                                                 std::to_string(::getpid()))) {
+    fs::create_directories(path_);
+  }
+  ~Scratch() { fs::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& content) const {
+    auto file = path_ / name;
+    fs::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << content;
+    return file.string();
+  }
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+}  // namespace
+
+TEST_CASE("diagnose names the cause, the initiating rank, the computed fix and a verify command") {
+  Scratch scratch;
+  RunResult run = run_faultline({"diagnose", "--color", "never", scratch.write("job.log", kHeadsLog)});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("Diagnosis: tp.heads_not_divisible") != std::string::npos);
+  CHECK(run.out.find("initiating rank: 3") != std::string::npos);
+  CHECK(run.out.find("1, 2, 4, 5, 8, 10, 20, 40") != std::string::npos);  // divisors of 40
+  CHECK(run.out.find("faultline preflight") != std::string::npos);
+  CHECK(run.out.find("\x1b[") == std::string::npos);
+}
+
+TEST_CASE("diagnose reads stdin") {
+  RunResult run = run_faultline({"diagnose", "--format", "json"}, kHeadsLog);
+  CHECK(run.exit_code == 1);
+  Outcome outcome = outcome_from_report(run.out);
+  CHECK(outcome.cause == "tp.heads_not_divisible");
+  CHECK(outcome.initiating_rank == 3);
+  CHECK(outcome.facts["heads"] == "40");
+  CHECK(outcome.facts["tp"] == "6");
+  CHECK(run.out.find("\"source\": \"<stdin>\"") != std::string::npos);
+  CHECK(run.err.find("paste") == std::string::npos);  // the hint is for terminals only
+}
+
+TEST_CASE("a missing file is reported by name, the run goes on, and the exit code says so") {
+  Scratch scratch;
+  std::string missing = scratch.path("no-such.log");
+  RunResult run = run_faultline({"diagnose", "--format", "json", missing, scratch.write("job.log", kHeadsLog)});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "faultline: " + missing + ": skipped: No such file or directory\n");
+  CHECK(outcome_from_report(run.out).cause == "tp.heads_not_divisible");
+  CHECK(run.out.find("\"reason\": \"No such file or directory\"") != std::string::npos);
+}
+
+TEST_CASE("a binary file and an empty file are skipped with their reasons") {
+  Scratch scratch;
+  std::string binary = scratch.write("core.bin", std::string("\x7f" "ELF\0\0\x01", 7));
+  std::string empty = scratch.write("empty.log", "");
+  RunResult run = run_faultline({"diagnose", binary, empty, scratch.write("job.log", kHeadsLog)});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find(binary + ": skipped: binary file (NUL byte at offset 4), not a log\n") != std::string::npos);
+  CHECK(run.err.find(empty + ": skipped: empty file, nothing to analyse\n") != std::string::npos);
+  CHECK(run.out.find("tp.heads_not_divisible") != std::string::npos);
+}
+
+TEST_CASE("a malformed rule file is reported at file:line:col and the shipped rules still run") {
+  Scratch scratch;
+  std::string rules = scratch.write("rules/bad.yaml",
+                                    "rules:\n"
+                                    "  - id: my.rule\n"
+                                    "    cause: tp.heads_not_divisible\n"
+                                    "    title: t\n"
+                                    "    severty: error\n"
+                                    "    match: 'x(('\n");
+  RunResult run = run_faultline({"diagnose", "--rules", scratch.path("rules"), scratch.write("job.log", kHeadsLog)});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find(rules + ":5:5: unknown key 'severty'\n") != std::string::npos);
+  CHECK(run.err.find(rules + ":6:12: bad regex in 'match': missing ): x((") != std::string::npos);
+  CHECK(run.out.find("tp.heads_not_divisible") != std::string::npos);
+}
+
+TEST_CASE("rules check names unknown facts and template functions") {
+  Scratch scratch;
+  std::string rules = scratch.write("r.yaml",
+                                    "rules:\n"
+                                    "  - id: my.rule\n"
+                                    "    cause: tp.heads_not_divisible\n"
+                                    "    title: t\n"
+                                    "    match: 'heads \\((?P<heads>\\d+)\\)'\n"
+                                    "    when: heads % tpp != 0\n"
+                                    "    fix: ['use {divisor(heads)}']\n");
+  RunResult run = run_faultline({"rules", "check", rules});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == rules + ":6:11: unknown fact 'tpp' in 'when' (known: heads)\n" + rules +
+                       ":7:11: in 'fix': column 6: unknown function 'divisor'\n");
+}
+
+TEST_CASE("a user rule with a shipped id replaces the shipped rule") {
+  Scratch scratch;
+  scratch.write("rules/override.yaml",
+                "rules:\n"
+                "  - id: tp.heads_not_divisible.vllm\n"
+                "    cause: tp.heads_not_divisible\n"
+                "    title: Site-specific heads rule\n"
+                "    match: 'attention heads \\((?P<heads>\\d+)\\) must be divisible by tensor parallel size \\((?P<tp>\\d+)\\)'\n"
+                "    fix: ['Ask the platform team; valid sizes are {divisors(heads)}.']\n");
+  RunResult run = run_faultline({"diagnose", "--rules", scratch.path("rules"), scratch.write("job.log", kHeadsLog)});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("Site-specific heads rule") != std::string::npos);
+  CHECK(run.out.find("Ask the platform team; valid sizes are 1, 2, 4, 5, 8, 10, 20, 40.") != std::string::npos);
+}
+
+TEST_CASE("a healthy log exits 0 with no diagnosis") {
+  Scratch scratch;
+  RunResult run = run_faultline({"diagnose", "--format", "json",
+                                 scratch.write("ok.log", "[rank0]: iteration 1 | loss 2.0\n[rank1]: iteration 1 | loss 2.0\n")});
+  CHECK(run.exit_code == 0);
+  Outcome outcome = outcome_from_report(run.out);
+  CHECK(outcome.cause == "negative");
+  CHECK(run.out.find("\"ranks_seen\": [\n        0,\n        1\n      ]") != std::string::npos);
+}
+
+TEST_CASE("usage errors exit 2 with the usage text") {
+  RunResult run = run_faultline({"diagnoze"});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("unknown command 'diagnoze'") != std::string::npos);
+  CHECK(run_faultline({"diagnose", "--format", "yaml"}).exit_code == 2);
+}
+
+TEST_CASE("explain prints a rule's entry, and a cause lists its rules") {
+  RunResult run = run_faultline({"explain", "tp.heads_not_divisible.vllm"});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("cause:    tp.heads_not_divisible") != std::string::npos);
+  CHECK(run.out.find("fix:") != std::string::npos);
+  RunResult by_cause = run_faultline({"explain", "pp.layers_not_divisible"});
+  CHECK(by_cause.exit_code == 0);
+  CHECK(by_cause.out.find("pp.layers_not_divisible.megatron") != std::string::npos);
+  CHECK(run_faultline({"explain", "no.such.rule"}).exit_code == 2);
+}
+
+TEST_CASE("rules patterns prints one pattern per line, and rules list every rule") {
+  RunResult patterns = run_faultline({"rules", "patterns"});
+  CHECK(patterns.exit_code == 0);
+  CHECK(patterns.out.find("(?P<heads>") != std::string::npos);
+  RunResult list = run_faultline({"rules", "list"});
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.find("tp.heads_not_divisible.vllm") != std::string::npos);
+}
