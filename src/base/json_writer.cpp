@@ -43,6 +43,10 @@ void append_json_escaped(std::string& out, std::string_view text) {
 
 void JsonWriter::newline() {
   if (!pretty_) return;
+  if (inline_depth_ > 0) {
+    out_ += ' ';
+    return;
+  }
   out_ += '\n';
   out_.append(has_items_.size() * 2, ' ');
 }
@@ -53,9 +57,10 @@ void JsonWriter::before_value() {
     return;
   }
   if (has_items_.empty()) return;
-  if (has_items_.back()) out_ += ',';
+  bool first = !has_items_.back();
+  if (!first) out_ += ',';
   has_items_.back() = true;
-  newline();
+  if (!first || inline_depth_ == 0) newline();
 }
 
 JsonWriter& JsonWriter::begin_object() {
@@ -68,8 +73,20 @@ JsonWriter& JsonWriter::begin_object() {
 JsonWriter& JsonWriter::close(char bracket) {
   bool had_items = has_items_.back();
   has_items_.pop_back();
-  if (had_items) newline();
+  if (inline_depth_ > 0) {
+    --inline_depth_;
+  } else if (had_items) {
+    newline();
+  }
   out_ += bracket;
+  return *this;
+}
+
+JsonWriter& JsonWriter::begin_inline_array() {
+  before_value();
+  out_ += '[';
+  has_items_.push_back(false);
+  ++inline_depth_;
   return *this;
 }
 
@@ -131,7 +148,7 @@ JsonWriter& JsonWriter::null() {
 JsonWriter& JsonWriter::value(const Value& v) {
   if (auto* i = std::get_if<int64_t>(&v)) return number(*i);
   if (auto* s = std::get_if<std::string>(&v)) return string(*s);
-  begin_array();
+  begin_inline_array();
   if (auto* list = std::get_if<IntList>(&v)) {
     for (auto item : *list) number(item);
   } else {

@@ -18,6 +18,8 @@ class JsonWriter {
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
+  // An array of scalars on one line: "[0, 1, 2]".
+  JsonWriter& begin_inline_array();
   JsonWriter& end_array();
   JsonWriter& key(std::string_view name);
   JsonWriter& string(std::string_view text);
@@ -37,6 +39,7 @@ class JsonWriter {
 
   std::string out_;
   std::vector<bool> has_items_;  // one entry per open container
+  int inline_depth_ = 0;         // > 0 inside an inline array
   bool pretty_;
   bool after_key_ = false;
 };

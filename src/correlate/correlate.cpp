@@ -76,22 +76,28 @@ struct InitiatingRank {
 // otherwise nobody, said plainly rather than guessed from input order.
 InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members) {
   if (group.ranks.empty()) return {std::nullopt, "no line names the rank that reported it"};
+  bool all_ranked = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->rank >= 0; });
   if (group.ranks.size() == 1) {
-    return {group.ranks.front(), "only rank " + std::to_string(group.ranks.front()) + " reported it"};
+    // Reports with no rank (a launcher echoing the error, an unprefixed copy) cannot
+    // contradict the one rank that is named.
+    return {group.ranks.front(), "only rank " + std::to_string(group.ranks.front()) + " reported it" +
+                                     (all_ranked ? "" : " (other copies name no rank)")};
   }
-  std::string ranks = format_ranges(group.ranks);
-  bool all_timed = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->time.valid; });
-  if (!all_timed) {
-    return {std::nullopt, "ranks " + ranks + " all reported it and no timestamps order them"};
-  }
+  std::string who = all_ranked ? "ranks " + format_ranges(group.ranks)
+                               : "rank(s) " + format_ranges(group.ranks) + " and processes with no rank";
   const Finding* first = members.front();
   auto runner_up = std::find_if(members.begin(), members.end(), [&](const Finding* f) { return f->rank != first->rank; });
-  if (first->rank < 0 || runner_up == members.end() || compare(first->time, (*runner_up)->time).value_or(0) >= 0) {
-    return {std::nullopt, "ranks " + ranks + " all reported it within the same second"};
+  if (runner_up == members.end()) return {first->rank, "only rank " + std::to_string(first->rank) + " reported it"};
+  bool all_timed = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->time.valid; });
+  if (!all_timed) return {std::nullopt, who + " all reported it and no timestamps order them"};
+  if (first->rank < 0) return {std::nullopt, "the earliest report names no rank"};
+  if (compare(first->time, (*runner_up)->time).value_or(0) >= 0) {
+    return {std::nullopt, who + " all reported it within the same second"};
   }
   bool inherited = first->time_inherited || (*runner_up)->time_inherited;
+  std::string other = (*runner_up)->rank >= 0 ? "rank " + std::to_string((*runner_up)->rank) : "a process with no rank";
   return {first->rank, "rank " + std::to_string(first->rank) + " reported it first, at " + first->time.to_string() +
-                           ", before rank " + std::to_string((*runner_up)->rank) + " at " + (*runner_up)->time.to_string() +
+                           ", before " + other + " at " + (*runner_up)->time.to_string() +
                            (inherited ? " (from the timestamps of the lines before the errors)" : "")};
 }
 
@@ -104,7 +110,9 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
   diagnosis.fingerprint = group.fingerprint;
   diagnosis.first_seen = group.first_time;
   diagnosis.facts = group.facts;
-  if (rule.explain) diagnosis.explain = rule.explain->render(group.facts).value_or(rule.explain->source());
+  if (rule.explain) {
+    diagnosis.explain = std::string(trim(rule.explain->render(group.facts).value_or(rule.explain->source())));
+  }
   diagnosis.symptoms = render_all(rule.symptoms, group.facts);
   diagnosis.confirm = render_all(rule.confirm, group.facts);
   diagnosis.fix = render_all(rule.fix, group.facts);

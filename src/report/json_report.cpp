@@ -43,7 +43,7 @@ void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis) {
 void write_job(JsonWriter& json, const RunReport& report, const correlate::JobAnalysis& job) {
   json.begin_object();
   json.key("job").string(job.job);
-  json.key("ranks_seen").begin_array();
+  json.key("ranks_seen").begin_inline_array();
   for (int rank : job.shape.ranks_seen) json.number(int64_t{rank});
   json.end_array();
   json.key("hosts");
@@ -57,7 +57,7 @@ void write_job(JsonWriter& json, const RunReport& report, const correlate::JobAn
     json.key("rule").string(group.rule->id);
     json.key("cause").string(group.rule->cause);
     json.key("role").string(rules::to_string(group.rule->role));
-    json.key("ranks").begin_array();
+    json.key("ranks").begin_inline_array();
     for (int rank : group.ranks) json.number(int64_t{rank});
     json.end_array();
     json.key("occurrences").number(static_cast<int64_t>(group.occurrences));

@@ -26,6 +26,7 @@ std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text) {
     if (vetoed) return std::nullopt;
     RuleMatch match;
     match.offset = static_cast<size_t>(groups[0].data() - input.data());
+    match.text = std::string_view(groups[0].data(), groups[0].size());
     for (const auto& [name, index] : pattern.captures) {
       const auto& group = groups[static_cast<size_t>(index)];
       if (group.data() == nullptr) continue;  // optional group that did not take part
@@ -104,10 +105,11 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     if (event.message.empty()) break;
     auto match = match_rule(*rule, event.message);
     if (!match) continue;
+    std::string matched(match->text);
     Finding finding = make_finding(*rule, std::move(*match), event.rank, event.local_rank, event.host,
                                    event.pid, event.time, event.sequence);
     finding.time_inherited = event.time_inherited;
-    finding.matched = event.message;
+    finding.matched = std::move(matched);
     finding.evidence.push_back(evidence_at(event.message_line));
     out.push_back(std::move(finding));
   }
@@ -117,10 +119,11 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     auto match = match_rule(*rule, text);
     if (!match) continue;
     size_t index = line_index_at(text, match->offset);
+    std::string matched(match->text);
     Finding finding = make_finding(*rule, std::move(*match), event.rank, event.local_rank, event.host,
                                    event.pid, event.time, event.sequence);
     finding.time_inherited = event.time_inherited;
-    finding.matched = event.message.empty() ? event.lines[index].text : event.message;
+    finding.matched = std::move(matched);
     finding.evidence.push_back(evidence_at(index));
     if (!event.message.empty() && event.message_line != index) finding.evidence.push_back(evidence_at(event.message_line));
     out.push_back(std::move(finding));
@@ -138,10 +141,11 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, std::vector<
   for (const Rule* rule : flagged) {
     auto match = match_rule(*rule, line.text);
     if (!match) continue;
+    std::string matched(match->text);
     Finding finding = make_finding(*rule, std::move(*match), line.rank, line.local_rank,
                                    std::string(line.host), line.pid, line.time, sequence);
     finding.time_inherited = line.time_inherited;
-    finding.matched = std::string(line.text);
+    finding.matched = std::move(matched);
     finding.evidence.push_back({line.source, line.number, finding.rank, std::string(line.display)});
     out.push_back(std::move(finding));
   }

@@ -46,6 +46,7 @@ class Engine {
 struct RuleMatch {
   Facts facts;
   size_t offset = 0;
+  std::string_view text;  // what the pattern matched, a view into the searched text
 };
 std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text);
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what faultline needs from Debian's packages (only what is missing), then
+# configures and builds it in build/. Safe to run again: it does nothing twice.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(g++ cmake make pkg-config libre2-dev libsimdjson-dev libyaml-cpp-dev
+          libboost-program-options-dev doctest-dev libarchive-dev)
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if ((${#missing[@]})); then
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build_type="${BUILD_TYPE:-RelWithDebInfo}"
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+fi
+cmake --build build -j"$(nproc)"

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Sets up and builds faultline, then runs every test (unit, end to end, corpus, rules).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup.sh
+ctest --test-dir build --output-on-failure -j"$(nproc)"
