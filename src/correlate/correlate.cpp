@@ -77,9 +77,10 @@ struct InitiatingRank {
 InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members) {
   if (group.ranks.empty()) return {std::nullopt, "no line names the rank that reported it"};
   bool all_ranked = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->rank >= 0; });
-  if (group.ranks.size() == 1) {
-    // Reports with no rank (a launcher echoing the error, an unprefixed copy) cannot
-    // contradict the one rank that is named.
+  bool other_processes = std::any_of(members.begin(), members.end(), [](const Finding* f) { return f->rank < 0 && f->pid != 0; });
+  if (group.ranks.size() == 1 && !other_processes) {
+    // Reports that name neither a rank nor a process (a launcher echoing the error, an
+    // unprefixed copy) cannot contradict the one rank that is named.
     return {group.ranks.front(), "only rank " + std::to_string(group.ranks.front()) + " reported it" +
                                      (all_ranked ? "" : " (other copies name no rank)")};
   }
