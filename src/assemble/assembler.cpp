@@ -215,7 +215,7 @@ struct Assembler::Stream {
       pending_rank_ = *rank;
       return;
     }
-    if (text.find(kTracebackHeader) != string_view::npos) {
+    if (find_text(text, kTracebackHeader) != string_view::npos) {
       begin(line, sequence, EventKind::kTraceback);
       state_ = State::kFrames;
     } else if (is_frame_line(text)) {
@@ -234,9 +234,9 @@ struct Assembler::Stream {
       event_.exception_type = std::string(type.substr(0, type.find('\'')));
       event_.message = event_.exception_type;
       state_ = State::kTerminate;
-    } else if (text.find(" NCCL WARN ") != string_view::npos) {
+    } else if (size_t warn = find_text(text, " NCCL WARN "); warn != string_view::npos) {
       begin(line, sequence, EventKind::kNcclWarn);
-      event_.message = std::string(text.substr(text.find(" NCCL WARN ") + 11));
+      event_.message = std::string(text.substr(warn + 11));
       state_ = State::kTerminate;  // a single line; anything next finishes it
       finish();
     } else if (line.severity == 'E' || line.severity == 'F') {

@@ -1,5 +1,7 @@
 #include "base/text.hpp"
 
+#include <cstring>
+
 namespace faultline {
 
 std::string_view trim_left(std::string_view text) {
@@ -34,6 +36,11 @@ std::optional<int64_t> parse_integer(std::string_view text) {
 
 bool starts_with_word(std::string_view text, std::string_view word) {
   return text.starts_with(word) && (text.size() == word.size() || !is_word(text[word.size()]));
+}
+
+size_t find_text(std::string_view text, std::string_view needle) {
+  const void* hit = ::memmem(text.data(), text.size(), needle.data(), needle.size());
+  return hit ? static_cast<size_t>(static_cast<const char*>(hit) - text.data()) : std::string_view::npos;
 }
 
 std::string format_ranges(const std::vector<int>& sorted_values) {

@@ -21,12 +21,18 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
   auto index = static_cast<uint32_t>(sources_.size());
   ingest::LineReader reader(source, index);
   ingest::Record record;
+  rules::Engine::BlockScreen screen;
+  uint64_t screened = 0;
   while (reader.next(record)) {
+    if (reader.refills() != screened) {
+      screened = reader.refills();
+      screen = engine_.screen_block(reader.buffered());
+    }
     parse::Line line = stages_->parser.parse(record, info.rank_hint);
     if (line.rank >= 0) ranks_seen_.insert(line.rank);
     if (!line.host.empty()) hosts_.insert(std::string(line.host));
     uint64_t sequence = sequence_++;
-    engine_.match_line(line, sequence, findings_);
+    engine_.match_line(line, sequence, screen, findings_);
     stages_->assembler.push(line, sequence);
   }
   info.format = source.format();

@@ -131,9 +131,20 @@ int run_rules_check(const Options& options, Output& out) {
   return exit_code;
 }
 
+// Named groups made plain, so that grep tools can take every pattern at once
+// (`rg -f` joins them into one regex, where two groups of the same name collide).
+static std::string without_group_names(std::string pattern) {
+  for (size_t at = pattern.find("(?P<"); at != std::string::npos; at = pattern.find("(?P<", at)) {
+    size_t close = pattern.find('>', at);
+    if (close == std::string::npos) break;
+    pattern.erase(at + 1, close - at);
+  }
+  return pattern;
+}
+
 int run_rules_patterns(const rules::RuleSet& rules, Output& out) {
   rules::Engine engine(rules);
-  for (const auto& pattern : engine.patterns()) out.out(pattern + "\n");
+  for (const auto& pattern : engine.patterns()) out.out(without_group_names(pattern) + "\n");
   return rules.errors().empty() ? 0 : 2;
 }
 

@@ -37,6 +37,7 @@ bool LineReader::fill() {
   }
   end_ += *n;
   bytes_ += *n;
+  ++refills_;
   return true;
 }
 

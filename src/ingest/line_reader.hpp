@@ -27,6 +27,12 @@ class LineReader {
   // False at the end of the input or when reading failed (status() says why).
   bool next(Record& record);
 
+  // The bytes in the reader's buffer: every Record returned since the last refill is a
+  // substring of them. `refills()` changes whenever they do, so a caller can screen each
+  // buffer once (rules::Engine::screen_block).
+  std::string_view buffered() const { return std::string_view(buffer_.data(), end_); }
+  uint64_t refills() const { return refills_; }
+
   const Status& status() const { return status_; }
   uint64_t bytes() const { return bytes_; }
   uint64_t lines() const { return line_number_; }
@@ -49,6 +55,7 @@ class LineReader {
   uint64_t line_number_ = 0;
   uint64_t bytes_ = 0;
   uint64_t lines_cut_ = 0;
+  uint64_t refills_ = 0;
   Status status_;
 };
 

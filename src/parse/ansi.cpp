@@ -51,8 +51,16 @@ std::pair<size_t, size_t> next_sequence(std::string_view text, size_t from) {
 }  // namespace
 
 bool has_ansi(std::string_view text) {
-  return next_sequence(text, 0).first != std::string_view::npos ||
-         std::memchr(text.data(), '\x1b', text.size()) != nullptr;
+  // One pass over the bytes: most lines have a few '[' (prefixes) and no escape at all.
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] == '\x1b') return true;
+    if (text[i] == '[' && (is_digit(text[i + 1]) || text[i + 1] == 'm' || text[i + 1] == ';')) {
+      if (next_sequence(text, i).first != std::string_view::npos) return true;
+      // No sequence from here on; only a stray ESC byte could remain.
+      return std::memchr(text.data() + i, '\x1b', text.size() - i) != nullptr;
+    }
+  }
+  return !text.empty() && text.back() == '\x1b';
 }
 
 void strip_ansi(std::string_view text, std::string& out) {

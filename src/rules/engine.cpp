@@ -7,10 +7,51 @@
 
 namespace faultline::rules {
 
+namespace {
+
+RE2::Options set_options() {
+  RE2::Options options;
+  options.set_log_errors(false);
+  options.set_max_mem(int64_t{64} << 20);
+  return options;
+}
+
+// Whether a pattern holds ^ or $ outside a character class and unescaped: such a pattern
+// may match a line's cleaned text without matching the raw block.
+bool is_anchored(std::string_view pattern) {
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') ++i;
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') ++i;
+    } else if (c == '^' || c == '$') {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool has_escape_sequences(std::string_view block) {
+  return block.find('\x1b') != std::string_view::npos || block.find("^[[") != std::string_view::npos ||
+         block.find("ESC[") != std::string_view::npos || block.find("#033[") != std::string_view::npos;
+}
+
+}  // namespace
+
 struct Engine::LineScreen {
-  RE2::Set set{RE2::Options(), RE2::UNANCHORED};
-  std::vector<const Rule*> rule_of_pattern;
-  bool compiled = false;
+  RE2::Set line_set{set_options(), RE2::UNANCHORED};   // every line-rule pattern, per line
+  RE2::Set block_set{set_options(), RE2::UNANCHORED};  // the screenable ones, per block
+  std::vector<const Rule*> rule_of_line_pattern;
+  std::vector<const Rule*> rule_of_block_pattern;
+  std::vector<const Rule*> unscreenable;  // rules with an anchored pattern
+  bool line_compiled = false;
+  bool block_compiled = false;
 };
 
 std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text) {
@@ -79,18 +120,50 @@ Engine::Engine(const RuleSet& rules) : line_screen_(std::make_unique<LineScreen>
     switch (rule->scope) {
       case Scope::kMessage: message_rules_.push_back(rule); break;
       case Scope::kEvent: event_rules_.push_back(rule); break;
-      case Scope::kLine:
-        line_rules_.push_back(rule);
-        for (const auto& pattern : rule->match) {
-          std::string error;
-          if (line_screen_->set.Add(pattern.text, &error) >= 0) {
-            line_screen_->rule_of_pattern.push_back(rule);
-          }
-        }
-        break;
+      case Scope::kLine: add_line_rule(rule); break;
     }
   }
-  if (!line_rules_.empty()) line_screen_->compiled = line_screen_->set.Compile();
+  if (!line_rules_.empty()) {
+    line_screen_->line_compiled = line_screen_->line_set.Compile();
+    line_screen_->block_compiled = !line_screen_->rule_of_block_pattern.empty() && line_screen_->block_set.Compile();
+  }
+}
+
+void Engine::add_line_rule(const Rule* rule) {
+  line_rules_.push_back(rule);
+  bool anchored = false;
+  for (const auto& pattern : rule->match) {
+    std::string error;
+    if (line_screen_->line_set.Add(pattern.text, &error) >= 0) line_screen_->rule_of_line_pattern.push_back(rule);
+    anchored = anchored || is_anchored(pattern.text);
+  }
+  if (anchored) {
+    line_screen_->unscreenable.push_back(rule);
+    return;
+  }
+  for (const auto& pattern : rule->match) {
+    std::string error;
+    if (line_screen_->block_set.Add(pattern.text, &error) >= 0) line_screen_->rule_of_block_pattern.push_back(rule);
+  }
+}
+
+Engine::BlockScreen Engine::screen_block(std::string_view block) const {
+  BlockScreen screen;
+  if (line_rules_.empty()) {
+    screen.all = false;
+    return screen;
+  }
+  if (!line_screen_->block_compiled || has_escape_sequences(block)) return screen;
+  std::vector<int> hits;
+  RE2::Set::ErrorInfo error{};
+  bool matched = line_screen_->block_set.Match(re2::StringPiece(block.data(), block.size()), &hits, &error);
+  if (!matched && error.kind != RE2::Set::kNoError) return screen;  // out of DFA memory: check per line
+  screen.all = false;
+  screen.rules = line_screen_->unscreenable;
+  for (int hit : hits) screen.rules.push_back(line_screen_->rule_of_block_pattern[static_cast<size_t>(hit)]);
+  std::sort(screen.rules.begin(), screen.rules.end());
+  screen.rules.erase(std::unique(screen.rules.begin(), screen.rules.end()), screen.rules.end());
+  return screen;
 }
 
 Engine::~Engine() = default;
@@ -131,14 +204,22 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
 }
 
 void Engine::match_line(const parse::Line& line, uint64_t sequence, std::vector<Finding>& out) const {
-  if (!line_screen_->compiled || line.text.empty()) return;
-  std::vector<int> hits;
-  if (!line_screen_->set.Match(re2::StringPiece(line.text.data(), line.text.size()), &hits)) return;
+  match_line(line, sequence, BlockScreen{}, out);
+}
+
+void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockScreen& screen,
+                        std::vector<Finding>& out) const {
+  if (line.text.empty() || (!screen.all && screen.rules.empty())) return;
   std::vector<const Rule*> flagged;
-  for (int hit : hits) flagged.push_back(line_screen_->rule_of_pattern[static_cast<size_t>(hit)]);
-  std::sort(flagged.begin(), flagged.end());
-  flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
-  for (const Rule* rule : flagged) {
+  if (screen.all) {
+    if (!line_screen_->line_compiled) return;
+    std::vector<int> hits;
+    if (!line_screen_->line_set.Match(re2::StringPiece(line.text.data(), line.text.size()), &hits)) return;
+    for (int hit : hits) flagged.push_back(line_screen_->rule_of_line_pattern[static_cast<size_t>(hit)]);
+    std::sort(flagged.begin(), flagged.end());
+    flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
+  }
+  for (const Rule* rule : screen.all ? flagged : screen.rules) {
     auto match = match_rule(*rule, line.text);
     if (!match) continue;
     std::string matched(match->text);

@@ -1,7 +1,13 @@
 // Engine: Event ─▶ Finding, and Line ─▶ Finding for `scope: line` rules. Built once from a
-// RuleSet, which must outlive it. Line rules are screened together with one RE2::Set pass
-// per line; only the rules the set flags run their full pattern for captures. Matching is
-// const and thread-safe.
+// RuleSet, which must outlive it. Matching is const and thread-safe.
+//
+// Line rules are screened a block at a time: one RE2::Set pass over the raw bytes of a block
+// of lines says which line rules can match anywhere in it, and only those run on its lines
+// (usually none). This is sound because a line's cleaned text is a substring of its raw
+// bytes (prefixes are cut from the front; \r segments and Markdown bold are substrings), so
+// an unanchored pattern that matches the cleaned text matches the block. Where that does not
+// hold (ANSI escapes, which are removed from the middle of lines; anchored patterns), the
+// screen answers "all" and each line goes through a per-line RE2::Set instead.
 #pragma once
 
 #include <memory>
@@ -25,14 +31,24 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
+  // Which line rules may match a line of `block`. Cheap to copy.
+  struct BlockScreen {
+    bool all = true;                  // no screening: check every line rule
+    std::vector<const Rule*> rules;   // when !all: the only candidates
+  };
+  BlockScreen screen_block(std::string_view block) const;
+
   void match_event(const assemble::Event& event, std::vector<Finding>& out) const;
   void match_line(const parse::Line& line, uint64_t sequence, std::vector<Finding>& out) const;
+  void match_line(const parse::Line& line, uint64_t sequence, const BlockScreen& screen,
+                  std::vector<Finding>& out) const;
 
   // Every pattern of every rule, one per line (for `faultline rules patterns`).
   std::vector<std::string> patterns() const;
 
  private:
   struct LineScreen;
+  void add_line_rule(const Rule* rule);
 
   std::vector<const Rule*> message_rules_;
   std::vector<const Rule*> event_rules_;

@@ -1,0 +1,195 @@
+// LineReader (src/ingest/line_reader.hpp) over memory sources: line ends, carriage-return
+// segments, cut lines, binary input, and lines spanning blocks.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ingest/byte_source.hpp"
+#include "ingest/line_reader.hpp"
+
+using faultline::ingest::LineReader;
+using faultline::ingest::Record;
+
+namespace {
+
+using Lines = std::vector<std::pair<std::string, uint64_t>>;  // text, line number
+
+struct ReadResult {
+  Lines lines;
+  std::string status;  // empty when ok
+  uint64_t lines_cut = 0;
+  uint64_t line_count = 0;
+  uint64_t bytes = 0;
+};
+
+ReadResult read_all(std::string_view bytes, size_t block_bytes = LineReader::kBlockBytes) {
+  auto source = faultline::ingest::memory_source(bytes);
+  LineReader reader(*source, 5, block_bytes);
+  ReadResult result;
+  Record record;
+  while (reader.next(record)) {
+    CHECK(record.source == 5);
+    result.lines.emplace_back(std::string(record.text), record.line);
+  }
+  if (!reader.status()) result.status = reader.status().message();
+  result.lines_cut = reader.lines_cut();
+  result.line_count = reader.lines();
+  result.bytes = reader.bytes();
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("lines come out without their newline, numbered from 1") {
+  auto result = read_all("first\nsecond\n");
+  CHECK(result.lines == Lines{{"first", 1}, {"second", 2}});
+  CHECK(result.status == "");
+  CHECK(result.line_count == 2);
+  CHECK(result.bytes == 13);
+}
+
+TEST_CASE("CRLF line ends lose the carriage return") {
+  auto result = read_all("a\r\nb\r\n");
+  CHECK(result.lines == Lines{{"a", 1}, {"b", 2}});
+}
+
+TEST_CASE("the last line without a newline is still read") {
+  auto result = read_all("a\nlast");
+  CHECK(result.lines == Lines{{"a", 1}, {"last", 2}});
+  CHECK(result.line_count == 2);
+}
+
+TEST_CASE("the last line without a newline loses a trailing carriage return") {
+  auto result = read_all("a\r\nlast\r");
+  CHECK(result.lines == Lines{{"a", 1}, {"last", 2}});
+}
+
+TEST_CASE("blank lines are records too") {
+  auto result = read_all("a\n\nb\n");
+  CHECK(result.lines == Lines{{"a", 1}, {"", 2}, {"b", 3}});
+}
+
+TEST_CASE("empty input gives no records and no error") {
+  auto result = read_all("");
+  CHECK(result.lines.empty());
+  CHECK(result.status == "");
+  CHECK(result.line_count == 0);
+}
+
+TEST_CASE("a lone carriage return splits a line into segments with the same line number") {
+  auto result = read_all("start\n 10%\r 50%\r100%\nend\n");
+  CHECK(result.lines == Lines{{"start", 1}, {" 10%", 2}, {" 50%", 2}, {"100%", 2}, {"end", 3}});
+  CHECK(result.line_count == 3);
+}
+
+TEST_CASE("empty carriage-return segments are skipped") {
+  auto result = read_all("\r\rprogress\r\rdone\n");
+  CHECK(result.lines == Lines{{"progress", 1}, {"done", 1}});
+}
+
+TEST_CASE("carriage-return segments in a CRLF line") {
+  auto result = read_all("a\rb\r\nc\r\n");
+  CHECK(result.lines == Lines{{"a", 1}, {"b", 1}, {"c", 2}});
+}
+
+TEST_CASE("lines span blocks when the block is small") {
+  std::string text = "first line here\nsecond\nthird one is long enough\nx\n";
+  auto result = read_all(text, 7);
+  CHECK(result.lines ==
+        Lines{{"first line here", 1}, {"second", 2}, {"third one is long enough", 3}, {"x", 4}});
+  CHECK(result.bytes == text.size());
+}
+
+TEST_CASE("CRLF split across a block boundary") {
+  // "abcdef\r" fills the first 7-byte block exactly; its "\n" starts the next one.
+  auto result = read_all("abcdef\r\nghijkl\r\nz", 7);
+  CHECK(result.lines == Lines{{"abcdef", 1}, {"ghijkl", 2}, {"z", 3}});
+}
+
+TEST_CASE("carriage-return segments across block boundaries") {
+  auto result = read_all("aaaa\rbbbb\rcccc\ndd\n", 7);
+  CHECK(result.lines == Lines{{"aaaa", 1}, {"bbbb", 1}, {"cccc", 1}, {"dd", 2}});
+}
+
+TEST_CASE("every block size gives the same records") {
+  std::string text = "one\r\ntwo\rthree\n\nfour five six seven\nlast";
+  Lines expected{{"one", 1}, {"two", 2}, {"three", 2}, {"", 3}, {"four five six seven", 4}, {"last", 5}};
+  for (size_t block = 1; block <= 16; ++block) {
+    CAPTURE(block);
+    CHECK(read_all(text, block).lines == expected);
+  }
+}
+
+TEST_CASE("an overlong line is cut at kMaxLineBytes and counted") {
+  std::string text = "before\n" + std::string(LineReader::kMaxLineBytes + 1000, 'x') + "\nafter\n";
+  auto result = read_all(text);
+  REQUIRE(result.lines.size() == 3);
+  CHECK(result.lines[0] == std::make_pair(std::string("before"), uint64_t{1}));
+  CHECK(result.lines[1].first == std::string(LineReader::kMaxLineBytes, 'x'));
+  CHECK(result.lines[1].second == 2);
+  CHECK(result.lines[2] == std::make_pair(std::string("after"), uint64_t{3}));
+  CHECK(result.lines_cut == 1);
+  CHECK(result.status == "");
+}
+
+TEST_CASE("an overlong line is cut with small blocks too") {
+  std::string text = std::string(LineReader::kMaxLineBytes * 2 + 3, 'y') + "\nnext\n";
+  auto result = read_all(text, 4096);
+  REQUIRE(result.lines.size() == 2);
+  CHECK(result.lines[0].first.size() == LineReader::kMaxLineBytes);
+  CHECK(result.lines[1] == std::make_pair(std::string("next"), uint64_t{2}));
+  CHECK(result.lines_cut == 1);
+}
+
+TEST_CASE("an overlong last line without a newline is cut and counted") {
+  std::string text = "a\n" + std::string(LineReader::kMaxLineBytes + 10, 'z');
+  auto result = read_all(text);
+  REQUIRE(result.lines.size() == 2);
+  CHECK(result.lines[1].first.size() == LineReader::kMaxLineBytes);
+  CHECK(result.lines_cut == 1);
+}
+
+TEST_CASE("a line of exactly kMaxLineBytes is not cut") {
+  std::string text = std::string(LineReader::kMaxLineBytes, 'w') + "\nnext\n";
+  auto result = read_all(text);
+  REQUIRE(result.lines.size() == 2);
+  CHECK(result.lines[0].first.size() == LineReader::kMaxLineBytes);
+  CHECK(result.lines[1].first == "next");
+  CHECK(result.lines_cut == 0);
+}
+
+// BUG: with blocks smaller than the line, a line of exactly kMaxLineBytes bytes whose newline
+// is still unread is counted in lines_cut() although nothing of it is lost.
+TEST_CASE("a line of exactly kMaxLineBytes read in small blocks is not counted as cut" * doctest::skip()) {
+  std::string text = std::string(LineReader::kMaxLineBytes, 'w') + "\nnext\n";
+  auto result = read_all(text, 4096);
+  REQUIRE(result.lines.size() == 2);
+  CHECK(result.lines[0].first.size() == LineReader::kMaxLineBytes);
+  CHECK(result.lines[1].first == "next");
+  CHECK(result.lines_cut == 0);
+}
+
+TEST_CASE("a NUL byte in the first block marks the input as binary") {
+  auto result = read_all(std::string_view("abc\0def\n", 8));
+  CHECK(result.lines.empty());
+  CHECK(result.status == "binary file (NUL byte at offset 3), not a log");
+}
+
+TEST_CASE("a NUL byte at the very start is at offset 0") {
+  auto result = read_all(std::string_view("\0\x01\x02", 3));
+  CHECK(result.lines.empty());
+  CHECK(result.status == "binary file (NUL byte at offset 0), not a log");
+}
+
+TEST_CASE("a NUL byte after the first block does not stop reading") {
+  std::string text = "abcdefgh\nij";
+  text += '\0';
+  text += "k\n";
+  auto result = read_all(text, 7);
+  CHECK(result.status == "");
+  REQUIRE(result.lines.size() == 2);
+  CHECK(result.lines[0].first == "abcdefgh");
+  CHECK(result.lines[1].first == std::string("ij\0k", 4));
+}
