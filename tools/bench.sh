@@ -34,6 +34,7 @@ die() { note "$*"; exit 2; }
 
 find_built_binary() {  # NAME: prints the path of an executable NAME under build/, if any
   [[ -d "$build_dir" ]] || return 0
+  if [[ -x "$build_dir/$1" ]]; then echo "$build_dir/$1"; return 0; fi
   find "$build_dir" -maxdepth 4 -type f -name "$1" -perm -u+x -print -quit 2>/dev/null
 }
 

@@ -199,10 +199,7 @@ struct Assembler::Stream {
   }
 
   void finish() {
-    if (state_ != State::kIdle) {
-      sink_(std::move(event_));
-      event_ = Event();
-    }
+    if (state_ != State::kIdle) emit();
     state_ = State::kIdle;
     blank_run_ = 0;
     continuations_ = 0;
@@ -227,7 +224,7 @@ struct Assembler::Stream {
       state_ = State::kFrames;
     } else if (is_exception_line(text, true)) {
       begin(line, sequence, EventKind::kException);
-      start_message(line);
+      set_message(line);
     } else if (text.starts_with(kTerminateHeader)) {
       begin(line, sequence, EventKind::kTerminate);
       string_view type = text.substr(kTerminateHeader.size());
@@ -237,13 +234,18 @@ struct Assembler::Stream {
     } else if (size_t warn = find_text(text, " NCCL WARN "); warn != string_view::npos) {
       begin(line, sequence, EventKind::kNcclWarn);
       event_.message = std::string(text.substr(warn + 11));
-      state_ = State::kTerminate;  // a single line; anything next finishes it
-      finish();
+      emit();
     } else if (line.severity == 'E' || line.severity == 'F') {
       begin(line, sequence, EventKind::kLogError);
       event_.message = std::string(text);
-      finish();
+      emit();
     }
+  }
+
+  // Sends the event as it stands; a single-line event goes straight here.
+  void emit() {
+    sink_(std::move(event_));
+    event_ = Event();
   }
 
   void begin(const parse::Line& line, uint64_t sequence, EventKind kind) {
@@ -263,6 +265,11 @@ struct Assembler::Stream {
 
   void start_message(const parse::Line& line) {
     add_line(line);
+    set_message(line);
+  }
+
+  // The event's message is `line`, which is already its last line.
+  void set_message(const parse::Line& line) {
     string_view text = line.text;
     size_t length = exception_name_length(text);
     event_.exception_type = std::string(text.substr(0, length));

@@ -4,6 +4,36 @@
 #include <cstdio>
 
 namespace faultline {
+namespace {
+
+// The length of the well-formed UTF-8 sequence at the start of `text` (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or 0.
+size_t utf8_sequence_length(std::string_view text) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  unsigned char lead = byte(0);
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xbf;  // allowed range of the second byte
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;
+    if (lead == 0xed) high = 0x9f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;
+    if (lead == 0xf4) high = 0x8f;
+  } else {
+    return 0;
+  }
+  if (text.size() < length || byte(1) < low || byte(1) > high) return 0;
+  for (size_t k = 2; k < length; ++k) {
+    if ((byte(k) & 0xc0) != 0x80) return 0;
+  }
+  return length;
+}
+
+}  // namespace
 
 void append_json_escaped(std::string& out, std::string_view text) {
   out += '"';
@@ -21,13 +51,8 @@ void append_json_escaped(std::string& out, std::string_view text) {
           std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
           out += buffer;
         } else if (c >= 0x80) {
-          // Pass valid UTF-8 through; replace invalid bytes so the output stays valid JSON.
-          size_t length = (c >= 0xf0 && c < 0xf8) ? 4 : (c >= 0xe0) ? 3 : (c >= 0xc2 && c < 0xe0) ? 2 : 0;
-          bool valid = length > 0 && i + length <= text.size();
-          for (size_t k = 1; valid && k < length; ++k) {
-            valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-          }
-          if (valid) {
+          // Pass valid UTF-8 through; replace anything else so the output stays valid JSON.
+          if (size_t length = utf8_sequence_length(text.substr(i))) {
             out.append(text.substr(i, length));
             i += length - 1;
           } else {

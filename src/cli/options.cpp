@@ -14,7 +14,7 @@ Usage:
   faultline rules list               the rules in force
   faultline rules test               run every rule's embedded examples
   faultline rules check FILE...      validate rule files
-  faultline rules patterns           every rule pattern, one per line
+  faultline rules patterns           every rule pattern, one per line, as grep tools take them
   faultline explain RULE_ID|CAUSE    a rule's entry: cause, symptoms, fix, how to confirm
 
 Options:

@@ -131,9 +131,12 @@ int run_rules_check(const Options& options, Output& out) {
   return exit_code;
 }
 
-// Named groups made plain, so that grep tools can take every pattern at once
-// (`rg -f` joins them into one regex, where two groups of the same name collide).
-static std::string without_group_names(std::string pattern) {
+// A pattern as grep tools take it: named groups made plain (`rg -f` joins every pattern into
+// one regex, where two groups of the same name collide), and without the (?s) that lets an
+// event pattern span lines, since grep tools match line by line.
+static std::string for_grep_tools(std::string pattern) {
+  for (size_t at = pattern.find("(?s)"); at != std::string::npos; at = pattern.find("(?s)", at)) pattern.erase(at, 4);
+  for (size_t at = pattern.find("(?is)"); at != std::string::npos; at = pattern.find("(?is)", at)) pattern.replace(at, 5, "(?i)");
   for (size_t at = pattern.find("(?P<"); at != std::string::npos; at = pattern.find("(?P<", at)) {
     size_t close = pattern.find('>', at);
     if (close == std::string::npos) break;
@@ -144,7 +147,7 @@ static std::string without_group_names(std::string pattern) {
 
 int run_rules_patterns(const rules::RuleSet& rules, Output& out) {
   rules::Engine engine(rules);
-  for (const auto& pattern : engine.patterns()) out.out(without_group_names(pattern) + "\n");
+  for (const auto& pattern : engine.patterns()) out.out(for_grep_tools(pattern) + "\n");
   return rules.errors().empty() ? 0 : 2;
 }
 

@@ -34,7 +34,7 @@ std::string mask_volatile(std::string_view message) {
 }
 
 std::string fingerprint(std::string_view cause, std::string_view message) {
-  uint64_t hash = 1469598103934665603ull;  // FNV-1a
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64-bit
   auto mix = [&hash](std::string_view text) {
     for (char c : text) {
       hash ^= static_cast<unsigned char>(c);

@@ -70,7 +70,11 @@ bool LineReader::next(Record& record) {
         continue;
       }
       line = std::string_view(start, length);
-    } else if (available >= kMaxLineBytes) {
+      if (line.size() > kMaxLineBytes && !(line.size() == kMaxLineBytes + 1 && line.back() == '\r')) {
+        line = line.substr(0, kMaxLineBytes);
+        ++lines_cut_;
+      }
+    } else if (available > kMaxLineBytes) {
       // Too long: keep the first kMaxLineBytes as the line, skip the rest of it.
       begin_ += available;
       if (skipping_cut_line_) continue;
@@ -79,9 +83,10 @@ bool LineReader::next(Record& record) {
       ++lines_cut_;
     } else if (fill()) {
       continue;
-    } else if (available > 0 && !skipping_cut_line_ && status_) {
-      begin_ = end_;  // the last line has no newline
-      line = std::string_view(start, available);
+    } else if (end_ > begin_ && !skipping_cut_line_ && status_) {
+      // The last line has no newline. fill() may have moved the bytes: read them afresh.
+      line = std::string_view(buffer_.data() + begin_, end_ - begin_);
+      begin_ = end_;
     } else {
       return false;
     }

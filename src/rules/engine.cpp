@@ -78,8 +78,9 @@ std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text) {
     }
     if (rule.when) {
       auto condition = rule.when->evaluate(match.facts);
-      // A condition that needs a fact this pattern did not capture does not veto.
-      if (condition && !is_true(*condition)) return std::nullopt;
+      // A condition that needs a fact this pattern did not capture does not veto; a false
+      // one lets the rule's other patterns try.
+      if (condition && !is_true(*condition)) continue;
     }
     return match;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "base/text.hpp"
@@ -224,11 +225,17 @@ Result<Value> evaluate_binary(const Node& node, const Facts& facts) {
   if (!right) return right.status();
   int64_t a = *left, b = *right;
   if ((op == "/" || op == "%") && b == 0) return Status::error("division by zero");
-  if (op == "+") return Value(a + b);
-  if (op == "-") return Value(a - b);
-  if (op == "*") return Value(a * b);
-  if (op == "/") return Value(a / b);
-  if (op == "%") return Value(a % b);
+  int64_t result = 0;
+  bool overflow = false;
+  if (op == "+") overflow = __builtin_add_overflow(a, b, &result);
+  if (op == "-") overflow = __builtin_sub_overflow(a, b, &result);
+  if (op == "*") overflow = __builtin_mul_overflow(a, b, &result);
+  if (op == "/" || op == "%") {
+    overflow = a == std::numeric_limits<int64_t>::min() && b == -1;
+    if (!overflow) result = op == "/" ? a / b : a % b;
+  }
+  if (overflow) return Status::error("integer overflow in '" + op + "'");
+  if (op == "+" || op == "-" || op == "*" || op == "/" || op == "%") return Value(result);
   if (op == "<") return Value(int64_t{a < b});
   if (op == "<=") return Value(int64_t{a <= b});
   if (op == ">") return Value(int64_t{a > b});
@@ -249,6 +256,7 @@ Result<Value> evaluate_node(const Node& node, const Facts& facts) {
       if (node.name == "!") return Value(int64_t{!is_true(*operand)});
       auto number = as_int(*operand, "'-'");
       if (!number) return number.status();
+      if (*number == std::numeric_limits<int64_t>::min()) return Status::error("integer overflow in '-'");
       return Value(-*number);
     }
     case Node::Kind::kBinary: return evaluate_binary(node, facts);

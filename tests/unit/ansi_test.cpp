@@ -41,7 +41,7 @@ TEST_CASE("syslog-escaped #033[ sequences are removed") {
 
 TEST_CASE("bare colour residue is removed at the start and after non-word characters") {
   CHECK(stripped("[36mINFO [0m text") == "INFO  text");
-  CHECK(stripped("[1;31mERROR[0m") == "ERROR");  // right after an 'm' residue still counts
+  CHECK(stripped("[1;31m[0mERROR") == "ERROR");  // right after another residue's 'm' still counts
   CHECK(has_ansi("[36mINFO"));
 }
 

@@ -1,0 +1,293 @@
+// Engine (src/rules/engine.hpp): rules against events and lines, by scope.
+#include <doctest/doctest.h>
+
+#include "rules/engine.hpp"
+#include "rules/rule_set.hpp"
+
+using faultline::Facts;
+using faultline::Value;
+using faultline::assemble::Event;
+using faultline::assemble::EventKind;
+using faultline::rules::Engine;
+using faultline::rules::Finding;
+using faultline::rules::RuleSet;
+
+namespace {
+
+RuleSet rules_from(std::string_view yaml) {
+  auto rules = faultline::rules::load_pack(yaml, "test.yaml");
+  REQUIRE_MESSAGE(rules.is_ok(), rules.status().message());
+  RuleSet set;
+  set.add_rules(std::move(*rules));
+  return set;
+}
+
+// An event as the assembler would make it from `lines` (message on the last line).
+Event event_of(std::vector<std::string> lines, int rank = -1) {
+  Event event;
+  event.kind = EventKind::kTraceback;
+  event.rank = rank;
+  event.sequence = 42;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    event.lines.push_back({0, i + 10, lines[i], "[rank] " + lines[i]});
+  }
+  event.message = lines.back();
+  event.message_line = lines.size() - 1;
+  event.exception_type = lines.back().substr(0, lines.back().find(':'));
+  return event;
+}
+
+std::vector<Finding> match_event(const RuleSet& set, const Event& event) {
+  Engine engine(set);
+  std::vector<Finding> findings;
+  engine.match_event(event, findings);
+  return findings;
+}
+
+std::vector<Finding> match_line(const RuleSet& set, std::string_view text, int rank = -1) {
+  Engine engine(set);
+  std::vector<Finding> findings;
+  faultline::parse::Line line;
+  line.text = text;
+  line.display = text;
+  line.rank = rank;
+  line.source = 2;
+  line.number = 7;
+  line.time = faultline::make_timestamp(2026, 11, 29, 10, 22, 33, 0);
+  engine.match_line(line, 99, findings);
+  return findings;
+}
+
+const Value* fact(const Finding& finding, std::string_view name) { return faultline::find_fact(finding.facts, name); }
+
+const char* kHeadsRule = R"(rules:
+  - id: tp.heads_not_divisible.test
+    cause: tp.heads_not_divisible
+    title: Heads
+    scope: SCOPE
+    match: 'heads \((?P<heads>\d+)\) by tp \((?P<tp>\d+)\)'
+    when: heads % tp != 0
+    derive:
+      valid: divisors(heads)
+)";
+
+RuleSet heads_rule(std::string scope) {
+  std::string yaml = kHeadsRule;
+  yaml.replace(yaml.find("SCOPE"), 5, scope);
+  return rules_from(yaml);
+}
+
+}  // namespace
+
+TEST_CASE("a line rule matches a line and records where") {
+  auto set = heads_rule("line");
+  auto findings = match_line(set, "ValueError: heads (32) by tp (6)", 3);
+  REQUIRE(findings.size() == 1);
+  const Finding& finding = findings[0];
+  CHECK(finding.rule == set.find("tp.heads_not_divisible.test"));
+  CHECK(finding.rank == 3);
+  CHECK(finding.sequence == 99);
+  CHECK(finding.time.to_string() == "2026-11-29T10:22:33Z");
+  CHECK(finding.matched == "heads (32) by tp (6)");
+  REQUIRE(finding.evidence.size() == 1);
+  CHECK(finding.evidence[0].source == 2);
+  CHECK(finding.evidence[0].line == 7);
+  CHECK(finding.evidence[0].rank == 3);
+  CHECK(finding.evidence[0].text == "ValueError: heads (32) by tp (6)");
+}
+
+TEST_CASE("captured digits become integers, other captures stay strings") {
+  auto set = rules_from(R"(rules:
+  - id: nccl.watchdog_timeout
+    title: T
+    scope: line
+    match: 'OpType=(?P<op>\w+), Timeout\(ms\)=(?P<timeout_ms>\d+)'
+)");
+  auto findings = match_line(set, "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=600000)");
+  REQUIRE(findings.size() == 1);
+  REQUIRE(fact(findings[0], "timeout_ms"));
+  CHECK(*fact(findings[0], "timeout_ms") == Value(int64_t{600000}));
+  CHECK(*fact(findings[0], "op") == Value(std::string("ALLREDUCE")));
+}
+
+TEST_CASE("derived facts are added after the captured ones") {
+  auto findings = match_line(heads_rule("line"), "heads (32) by tp (6)");
+  REQUIRE(findings.size() == 1);
+  REQUIRE(findings[0].facts.size() == 3);
+  CHECK(findings[0].facts[0].first == "heads");
+  CHECK(findings[0].facts[1].first == "tp");
+  CHECK(findings[0].facts[2].first == "valid");
+  CHECK(findings[0].facts[2].second == Value(faultline::IntList{1, 2, 4, 8, 16, 32}));
+}
+
+TEST_CASE("a false when gives no finding") {
+  CHECK(match_line(heads_rule("line"), "heads (32) by tp (8)").empty());
+}
+
+TEST_CASE("a when over a fact the match did not capture does not veto") {
+  auto set = rules_from(R"(rules:
+  - id: tp.heads_not_divisible
+    title: T
+    scope: line
+    match: 'heads (?P<heads>\d+)(?: tp (?P<tp>\d+))?'
+    when: heads % tp != 0
+)");
+  CHECK(match_line(set, "heads 32").size() == 1);
+  CHECK(match_line(set, "heads 32 tp 8").empty());
+  CHECK(match_line(set, "heads 32 tp 6").size() == 1);
+}
+
+TEST_CASE("an unless pattern vetoes the match") {
+  auto set = rules_from(R"(rules:
+  - id: cuda.oom
+    title: T
+    scope: line
+    match: 'CUDA out of memory'
+    unless: ['retrying', 'expected']
+)");
+  CHECK(match_line(set, "CUDA out of memory. Tried to allocate 2 GiB").size() == 1);
+  CHECK(match_line(set, "CUDA out of memory, retrying with a smaller batch").empty());
+  CHECK(match_line(set, "expected: CUDA out of memory").empty());
+}
+
+TEST_CASE("any one of several patterns matches") {
+  auto set = rules_from(R"(rules:
+  - id: cuda.oom
+    title: T
+    scope: line
+    match: ['CUDA out of memory', 'CUDA error: out of memory']
+)");
+  CHECK(match_line(set, "RuntimeError: CUDA error: out of memory").size() == 1);
+  CHECK(match_line(set, "torch.OutOfMemoryError: CUDA out of memory.").size() == 1);
+  CHECK(match_line(set, "out of memory").empty());
+}
+
+TEST_CASE("(?i) makes a pattern case-insensitive") {
+  auto set = rules_from(R"(rules:
+  - id: cuda.oom
+    title: T
+    scope: line
+    match: '(?i)cuda out of memory'
+)");
+  CHECK(match_line(set, "CUDA Out Of Memory").size() == 1);
+}
+
+TEST_CASE("a named rank fact gives an unranked finding its rank") {
+  auto set = rules_from(R"(rules:
+  - id: nccl.watchdog_timeout
+    title: T
+    scope: line
+    match: '\[Rank (?P<rank>\d+)\] Watchdog caught collective operation timeout'
+)");
+  auto unranked = match_line(set, "[Rank 5] Watchdog caught collective operation timeout");
+  REQUIRE(unranked.size() == 1);
+  CHECK(unranked[0].rank == 5);
+}
+
+TEST_CASE("a named rank fact does not override the rank the line already has") {
+  auto set = rules_from(R"(rules:
+  - id: nccl.watchdog_timeout
+    title: T
+    scope: line
+    match: '\[Rank (?P<rank>\d+)\] Watchdog caught collective operation timeout'
+)");
+  auto ranked = match_line(set, "[Rank 5] Watchdog caught collective operation timeout", 2);
+  REQUIRE(ranked.size() == 1);
+  CHECK(ranked[0].rank == 2);
+}
+
+TEST_CASE("a line rule does not run on events, and an event rule not on lines") {
+  auto line_rule = heads_rule("line");
+  CHECK(match_event(line_rule, event_of({"ValueError: heads (32) by tp (6)"})).empty());
+  auto message_rule = heads_rule("message");
+  CHECK(match_line(message_rule, "ValueError: heads (32) by tp (6)").empty());
+}
+
+TEST_CASE("a message rule matches the event's message") {
+  auto set = heads_rule("message");
+  auto event = event_of({"Traceback (most recent call last):", "  File \"a.py\", line 1, in f",
+                         "ValueError: heads (32) by tp (6)"},
+                        4);
+  auto findings = match_event(set, event);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rank == 4);
+  CHECK(findings[0].sequence == 42);
+  CHECK(findings[0].matched == "heads (32) by tp (6)");
+  REQUIRE(findings[0].evidence.size() == 1);
+  CHECK(findings[0].evidence[0].line == 12);
+  CHECK(findings[0].evidence[0].text == "[rank] ValueError: heads (32) by tp (6)");
+}
+
+TEST_CASE("a message rule does not see the frames of the traceback") {
+  auto set = heads_rule("message");
+  auto event = event_of({"Traceback (most recent call last):", "  # heads (32) by tp (6)", "ValueError: other"});
+  CHECK(match_event(set, event).empty());
+}
+
+TEST_CASE("an event rule with (?s) matches across lines") {
+  auto set = rules_from(R"(rules:
+  - id: tp.heads_not_divisible
+    title: T
+    scope: event
+    match: '(?s)divide\(num_heads.*AssertionError: (?P<heads>\d+) is not divisible by (?P<tp>\d+)'
+)");
+  auto event = event_of({"Traceback (most recent call last):", "  File \"m.py\", line 3, in init",
+                         "    self.heads = divide(num_heads, world_size)", "AssertionError: 14 is not divisible by 4"});
+  auto findings = match_event(set, event);
+  REQUIRE(findings.size() == 1);
+  CHECK(*fact(findings[0], "heads") == Value(int64_t{14}));
+  CHECK(*fact(findings[0], "tp") == Value(int64_t{4}));
+  // Evidence: the line the match starts on, then the message line.
+  REQUIRE(findings[0].evidence.size() == 2);
+  CHECK(findings[0].evidence[0].line == 12);
+  CHECK(findings[0].evidence[1].line == 13);
+}
+
+TEST_CASE("an event rule without (?s) does not cross lines") {
+  auto set = rules_from(R"(rules:
+  - id: tp.heads_not_divisible
+    title: T
+    scope: event
+    match: 'divide\(num_heads.*AssertionError'
+)");
+  auto event = event_of({"    self.heads = divide(num_heads, world_size)", "AssertionError: 14 is not divisible by 4"});
+  CHECK(match_event(set, event).empty());
+}
+
+TEST_CASE("an event with no message runs no message rules") {
+  auto set = heads_rule("message");
+  auto event = event_of({"heads (32) by tp (6)"});
+  event.message.clear();
+  CHECK(match_event(set, event).empty());
+}
+
+TEST_CASE("match_rule gives the offset and the matched text") {
+  auto set = heads_rule("message");
+  auto match = faultline::rules::match_rule(*set.rules()[0], "xx heads (12) by tp (8) yy");
+  REQUIRE(match.has_value());
+  CHECK(match->offset == 3);
+  CHECK(match->text == "heads (12) by tp (8)");
+}
+
+TEST_CASE("patterns lists every rule's patterns") {
+  auto set = rules_from(R"(rules:
+  - id: cuda.oom
+    title: T
+    match: ['a', 'b']
+  - id: cuda.no_device
+    title: T
+    scope: line
+    match: 'c'
+)");
+  Engine engine(set);
+  CHECK(engine.patterns() == std::vector<std::string>{"a", "b", "c"});
+}
+
+TEST_CASE("the shipped vLLM rule fires on its message with facts") {
+  auto set = RuleSet::shipped();
+  auto findings = match_line(set, "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rule->id == "tp.heads_not_divisible.vllm");
+  CHECK(*fact(findings[0], "heads") == Value(int64_t{32}));
+  CHECK(*fact(findings[0], "tp") == Value(int64_t{6}));
+}
