@@ -84,6 +84,7 @@ int run(int argc, const char* const* argv) {
     case Command::kHelp: out.out(usage()); return 0;
     case Command::kVersion: out.out("faultline " FAULTLINE_VERSION "\n"); return 0;
     case Command::kRulesCheck: return run_rules_check(*options, out);
+    case Command::kPreflight: return run_preflight(*options, out);
     default: break;
   }
   rules::RuleSet rules = rules::RuleSet::shipped();

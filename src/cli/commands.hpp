@@ -17,5 +17,6 @@ int run_rules_list(const rules::RuleSet& rules, Output& out);
 int run_rules_test(const rules::RuleSet& rules, Output& out);
 int run_rules_check(const Options& options, Output& out);
 int run_rules_patterns(const rules::RuleSet& rules, Output& out);
+int run_preflight(const Options& options, Output& out);
 
 }  // namespace faultline::cli

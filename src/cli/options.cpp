@@ -11,6 +11,8 @@ std::string usage() {
 
 Usage:
   faultline diagnose [FILE|DIR...]   one job from files, directories or stdin (paste, then Ctrl-D)
+  faultline preflight --config config.json --tp N [--pp N] [--gpus N|FILE|auto]
+                                     check a TP/PP plan against the model before launch
   faultline rules list               the rules in force
   faultline rules test               run every rule's embedded examples
   faultline rules check FILE...      validate rule files
@@ -19,7 +21,7 @@ Usage:
 
 Options:
   --rules DIR         load more rule packs; a rule with a shipped id replaces it (repeatable)
-  --format FORMAT     text (default), json, jsonl
+  --format FORMAT     text (default), json, jsonl (diagnose); text, json (preflight)
   --color WHEN        auto (default), always, never
   -q, --quiet         print the diagnosis and its evidence only
   -h, --help          this text
@@ -51,6 +53,7 @@ Result<Command> parse_command(std::vector<std::string>& words) {
   words.erase(words.begin());
   if (word == "diagnose") return Command::kDiagnose;
   if (word == "explain") return Command::kExplain;
+  if (word == "preflight") return Command::kPreflight;
   if (word == "help") return Command::kHelp;
   if (word == "rules") {
     if (words.empty()) return Status::error("'rules' needs one of: list, test, check, patterns");
@@ -79,6 +82,10 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("format", po::value<std::string>(&format))
       ("color", po::value<std::string>(&color))
       ("quiet,q", po::bool_switch(&options.quiet))
+      ("config", po::value<std::string>(&options.config))
+      ("tp", po::value<int64_t>(&options.tp))
+      ("pp", po::value<int64_t>(&options.pp))
+      ("gpus", po::value<std::string>(&options.gpus))
       ("words", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
   positional.add("words", -1);
@@ -112,6 +119,13 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       break;
     case Command::kRulesCheck:
       if (options.inputs.empty()) return Status::error("'rules check' needs at least one rule file");
+      break;
+    case Command::kPreflight:
+      if (options.config.empty()) return Status::error("'preflight' needs --config config.json");
+      if (!values.count("tp")) return Status::error("'preflight' needs --tp N");
+      if (options.tp < 1 || options.pp < 1) return Status::error("--tp and --pp must be at least 1");
+      if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
+      if (options.format == Format::kJsonl) return Status::error("'preflight' writes text or json");
       break;
     case Command::kRulesList:
     case Command::kRulesTest:

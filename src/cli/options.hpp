@@ -2,6 +2,7 @@
 // stop in options.cpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,7 @@
 
 namespace faultline::cli {
 
-enum class Command { kDiagnose, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kExplain, kHelp, kVersion };
+enum class Command { kDiagnose, kPreflight, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kExplain, kHelp, kVersion };
 enum class Format { kText, kJson, kJsonl };
 enum class Color { kAuto, kAlways, kNever };
 
@@ -20,6 +21,10 @@ struct Options {
   Format format = Format::kText;
   Color color = Color::kAuto;
   bool quiet = false;
+  std::string config;               // preflight: the model's config.json
+  int64_t tp = 1;                   // preflight: tensor-parallel size
+  int64_t pp = 1;                   // preflight: pipeline-parallel size
+  std::string gpus;                 // preflight: N, an nvidia-smi CSV file, or "auto"
   std::string help_topic;           // the usage text to print for kHelp
 };
 

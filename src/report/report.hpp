@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "correlate/diagnosis.hpp"
+#include "preflight/checks.hpp"
 #include "ingest/inputs.hpp"
 #include "ingest/record.hpp"
 
@@ -26,5 +27,15 @@ std::string render_text(const RunReport& report, const TextOptions& options);
 // design.md's "faultline.report/1". `pretty` indents; jsonl writes one job per line.
 std::string render_json(const RunReport& report, bool pretty);
 std::string render_jsonl(const RunReport& report);
+
+// `faultline preflight`: the checks of one model against one parallel plan.
+struct PreflightReport {
+  std::string config;  // the config.json path
+  preflight::ModelShape shape;
+  preflight::Plan plan;
+  preflight::PreflightResult result;
+};
+std::string render_preflight_text(const PreflightReport& report, bool color);
+std::string render_preflight_json(const PreflightReport& report);
 
 }  // namespace faultline::report

@@ -173,3 +173,55 @@ TEST_CASE("rules patterns prints one pattern per line, and rules list every rule
   CHECK(list.exit_code == 0);
   CHECK(list.out.find("tp.heads_not_divisible.vllm") != std::string::npos);
 }
+
+TEST_CASE("preflight rejects a TP size the model cannot take and names the cause") {
+  Scratch scratch;
+  std::string config = scratch.write("config.json",
+                                     R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+                                         "num_attention_heads": 32, "num_key_value_heads": 8,
+                                         "num_hidden_layers": 30, "vocab_size": 128256})");
+  RunResult bad = run_faultline({"preflight", "--config", config, "--tp", "6", "--color", "never"});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.out.find("FAIL heads      32 attention heads over TP 6: not divisible") != std::string::npos);
+  CHECK(bad.out.find("[tp.heads_not_divisible]") != std::string::npos);
+  CHECK(bad.out.find("TP sizes this model accepts: 1, 2, 4, 8") != std::string::npos);
+  RunResult layers = run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "4", "--gpus", "16"});
+  CHECK(layers.exit_code == 1);
+  CHECK(layers.out.find("[pp.layers_not_divisible]") != std::string::npos);
+  CHECK(run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "2", "--gpus", "8"}).exit_code == 0);
+}
+
+TEST_CASE("preflight reads the language model of a multimodal config and flags mixed GPUs") {
+  Scratch scratch;
+  std::string config = scratch.write("config.json",
+                                     R"({"model_type": "llava", "vision_config": {"num_attention_heads": 16},
+                                         "text_config": {"num_attention_heads": 40, "num_key_value_heads": 8,
+                                                         "hidden_size": 5120, "num_hidden_layers": 40}})");
+  std::string gpus = scratch.write("gpus.csv",
+                                   "index, name, memory.total [MiB]\n0, NVIDIA H100 80GB HBM3, 81559 MiB\n"
+                                   "1, NVIDIA A100-SXM4-40GB, 40960 MiB\n");
+  RunResult run = run_faultline({"preflight", "--config", config, "--tp", "2", "--gpus", gpus, "--format", "json"});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("\"heads\": 40") != std::string::npos);
+  CHECK(run.out.find("\"cause\": \"tp.heterogeneous_gpus\"") != std::string::npos);
+}
+
+TEST_CASE("preflight names a config it cannot read") {
+  Scratch scratch;
+  std::string config = scratch.write("config.json", "{not json");
+  RunResult run = run_faultline({"preflight", "--config", config, "--tp", "2"});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("faultline: " + config + ": not valid JSON") == 0);
+  CHECK(run_faultline({"preflight", "--tp", "2"}).exit_code == 2);
+}
+
+TEST_CASE("the verify command a TP diagnosis proposes passes preflight for that model") {
+  Scratch scratch;
+  std::string config = scratch.write("config.json", R"({"num_attention_heads": 40, "hidden_size": 5120})");
+  RunResult diagnosis = run_faultline({"diagnose", "--format", "json", scratch.write("job.log", kHeadsLog)});
+  size_t at = diagnosis.out.find("\"verify\": \"faultline preflight --config config.json --tp ");
+  REQUIRE(at != std::string::npos);
+  std::string tp = diagnosis.out.substr(at + 57, diagnosis.out.find('"', at + 57) - at - 57);
+  CHECK(tp == "5");  // the largest divisor of 40 heads not above the failed 6
+  CHECK(run_faultline({"preflight", "--config", config, "--tp", tp}).exit_code == 0);
+}

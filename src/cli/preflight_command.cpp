@@ -1,0 +1,48 @@
+// `faultline preflight`: reject an incompatible TP/PP size before launch.
+#include "base/text.hpp"
+#include "cli/commands.hpp"
+#include "preflight/gpu_inventory.hpp"
+#include "report/report.hpp"
+
+namespace faultline::cli {
+namespace {
+
+// --gpus N, --gpus FILE (nvidia-smi CSV) or --gpus auto.
+Result<std::vector<preflight::Gpu>> gpu_inventory(const std::string& spec) {
+  if (spec == "auto") return preflight::query_gpu_inventory();
+  if (auto count = parse_integer(spec)) {
+    if (*count < 1) return Status::error("--gpus must be at least 1");
+    return std::vector<preflight::Gpu>(static_cast<size_t>(*count));
+  }
+  return preflight::read_gpu_inventory(spec);
+}
+
+}  // namespace
+
+int run_preflight(const Options& options, Output& out) {
+  auto shape = preflight::read_model_config(options.config);
+  if (!shape) {
+    out.err("faultline: " + shape.status().message() + "\n");
+    return 2;
+  }
+  report::PreflightReport report{options.config, *shape, {options.tp, options.pp, std::nullopt, ""}, {}};
+  if (!options.gpus.empty()) {
+    auto gpus = gpu_inventory(options.gpus);
+    if (!gpus) {
+      out.err("faultline: " + gpus.status().message() + "\n");
+      return 2;
+    }
+    report.plan.gpus = static_cast<int64_t>(gpus->size());
+    report.plan.gpu_mix = preflight::heterogeneity(*gpus);
+  }
+  report.result = preflight::run_checks(report.shape, report.plan);
+  if (options.format == Format::kText) {
+    bool color = options.color == Color::kAlways || (options.color == Color::kAuto && out.out_is_terminal());
+    out.out(report::render_preflight_text(report, color));
+  } else {
+    out.out(report::render_preflight_json(report));
+  }
+  return report.result.ok() ? 0 : 1;
+}
+
+}  // namespace faultline::cli

@@ -1,0 +1,127 @@
+#include "preflight/checks.hpp"
+
+#include <algorithm>
+
+#include "tp/arithmetic.hpp"
+
+namespace faultline::preflight {
+namespace {
+
+std::string list(const std::vector<int64_t>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out;
+}
+
+Check divides(const char* name, const char* what, std::optional<int64_t> size, int64_t parts,
+              const char* parallel, const char* cause) {
+  Check check{name, Verdict::kOk, "", ""};
+  std::string split = std::to_string(*size) + " " + what + " over " + parallel + " " + std::to_string(parts);
+  if (*size % parts == 0) {
+    check.message = split + ": " + std::to_string(*size / parts) + " each";
+  } else {
+    check.verdict = Verdict::kError;
+    check.cause = cause;
+    check.message = split + ": not divisible (divisors of " + std::to_string(*size) + ": " +
+                    list(tp::divisors_le(*size, 64)) + ")";
+  }
+  return check;
+}
+
+Check kv_heads_check(int64_t kv_heads, int64_t tp) {
+  Check check{"kv_heads", Verdict::kOk, "", ""};
+  std::string split = std::to_string(kv_heads) + " key/value heads over TP " + std::to_string(tp);
+  if (kv_heads % tp == 0) {
+    check.message = split + ": " + std::to_string(kv_heads / tp) + " each";
+  } else if (tp % kv_heads == 0) {
+    check.verdict = Verdict::kNote;
+    check.message = split + ": each KV head is replicated on " + std::to_string(tp / kv_heads) +
+                    " ranks (vLLM and SGLang do this; Megatron requires num_query_groups to divide or be a multiple of TP)";
+  } else {
+    check.verdict = Verdict::kError;
+    check.cause = "tp.kv_heads_not_divisible";
+    check.message = split + ": neither divides the other";
+  }
+  return check;
+}
+
+Check vocab_check(int64_t vocab, int64_t tp) {
+  Check check{"vocab", Verdict::kOk, "", ""};
+  std::string split = std::to_string(vocab) + " vocabulary rows over TP " + std::to_string(tp);
+  if (vocab % tp == 0) {
+    check.message = split + ": " + std::to_string(vocab / tp) + " each";
+  } else {
+    check.verdict = Verdict::kNote;
+    check.message = split + ": not divisible; Megatron pads to " + std::to_string(tp::next_multiple(vocab, 128 * tp)) +
+                    " (make_vocab_size_divisible_by 128 × TP), vLLM to " + std::to_string(tp::next_multiple(vocab, 64)) +
+                    "; loaders that shard without padding (TGI get_sharded) fail";
+  }
+  return check;
+}
+
+// Whether a TP size passes every divisibility check that is an error.
+bool tp_fits(const ModelShape& shape, int64_t tp) {
+  auto ok = [tp](const std::optional<int64_t>& size) { return !size || *size % tp == 0; };
+  bool kv_ok = !shape.kv_heads || *shape.kv_heads % tp == 0 || tp % *shape.kv_heads == 0;
+  return ok(shape.heads) && kv_ok && ok(shape.hidden) && ok(shape.ffn) && ok(shape.moe_ffn);
+}
+
+}  // namespace
+
+bool PreflightResult::ok() const {
+  return std::none_of(checks.begin(), checks.end(), [](const Check& c) { return c.verdict == Verdict::kError; });
+}
+
+PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
+  PreflightResult result;
+  int64_t tp = std::max<int64_t>(plan.tp, 1);
+  int64_t pp = std::max<int64_t>(plan.pp, 1);
+  if (shape.heads) result.checks.push_back(divides("heads", "attention heads", shape.heads, tp, "TP", "tp.heads_not_divisible"));
+  if (shape.kv_heads) result.checks.push_back(kv_heads_check(*shape.kv_heads, tp));
+  if (shape.hidden) result.checks.push_back(divides("hidden", "hidden size", shape.hidden, tp, "TP", "tp.hidden_not_divisible"));
+  if (shape.ffn) result.checks.push_back(divides("ffn", "FFN intermediate size", shape.ffn, tp, "TP", "tp.ffn_not_divisible"));
+  if (shape.moe_ffn) {
+    result.checks.push_back(divides("moe_ffn", "MoE intermediate size", shape.moe_ffn, tp, "TP", "tp.ffn_not_divisible"));
+  }
+  if (shape.vocab) result.checks.push_back(vocab_check(*shape.vocab, tp));
+  if (shape.layers && pp > 1) {
+    result.checks.push_back(divides("layers", "layers", shape.layers, pp, "PP", "pp.layers_not_divisible"));
+  }
+  if (plan.gpus) {
+    Check check{"gpus", Verdict::kOk, "", ""};
+    int64_t needed = tp * pp;
+    std::string need = "TP " + std::to_string(tp) + " × PP " + std::to_string(pp) + " = " + std::to_string(needed) +
+                       " GPUs of " + std::to_string(*plan.gpus);
+    if (needed > *plan.gpus) {
+      check.verdict = Verdict::kError;
+      check.cause = "tp.size_exceeds_gpus";
+      check.message = need + ": not enough GPUs";
+    } else if (*plan.gpus % needed != 0) {
+      check.verdict = Verdict::kNote;
+      check.message = need + ": " + std::to_string(*plan.gpus % needed) + " GPU(s) left idle";
+    } else {
+      check.message = need + ": " + std::to_string(*plan.gpus / needed) + " replica(s)";
+    }
+    result.checks.push_back(check);
+  }
+  if (!plan.gpu_mix.empty()) {
+    result.checks.push_back({"gpu_models", Verdict::kError,
+                             "GPUs of different models or memory in one job: " + plan.gpu_mix +
+                                 "; the smallest sets the pace and the memory limit of every TP group",
+                             "tp.heterogeneous_gpus"});
+  }
+  int64_t limit = plan.gpus ? *plan.gpus : (shape.heads ? *shape.heads : 64);
+  for (int64_t candidate = 1; candidate <= std::min<int64_t>(limit, 1024); ++candidate) {
+    if (tp_fits(shape, candidate) && (!shape.heads || *shape.heads % candidate == 0)) result.valid_tp.push_back(candidate);
+  }
+  if (plan.gpus) {
+    for (const auto& layout : tp::layouts(*plan.gpus)) {
+      if (tp_fits(shape, layout.tp) && (!shape.layers || *shape.layers % layout.pp == 0)) {
+        result.layouts.push_back(layout.to_string());
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace faultline::preflight
