@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what faultline needs from Debian's packages (only what is missing), then
-# configures and builds it in build/. Safe to run again: it does nothing twice.
+# configures and builds it in build/: everything, or the targets named
+# (`tools/setup.sh faultline`). Safe to run again: it does nothing twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,4 +25,6 @@ build_type="${BUILD_TYPE:-RelWithDebInfo}"
 if [ ! -f build/CMakeCache.txt ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
 fi
-cmake --build build -j"$(nproc)"
+targets=()
+for target in "$@"; do targets+=(--target "$target"); done
+cmake --build build -j"$(nproc)" "${targets[@]}"

@@ -94,7 +94,7 @@ int run(int argc, const char* const* argv) {
     case Command::kDiagnose: return run_diagnose(*options, rules, out);
     case Command::kExplain: return run_explain(*options, rules, out);
     case Command::kRulesList: return run_rules_list(rules, out);
-    case Command::kRulesTest: return run_rules_test(rules, out);
+    case Command::kRulesTest: return run_rules_test(*options, rules, out);
     case Command::kRulesPatterns: return run_rules_patterns(rules, out);
     default: return 2;
   }

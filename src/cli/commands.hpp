@@ -4,9 +4,23 @@
 
 #include "cli/options.hpp"
 #include "cli/output.hpp"
+#include "rules/engine.hpp"
 #include "rules/rule_set.hpp"
 
 namespace faultline::cli {
+
+// What a rule's embedded examples gave (`faultline rules test`).
+struct ExampleResult {
+  const rules::Rule* rule = nullptr;
+  size_t passed = 0;
+  size_t total = 0;
+  std::vector<std::string> failures;
+};
+std::vector<ExampleResult> run_examples(const rules::RuleSet& rules, const rules::Engine& engine);
+// `rules test --corpus DIR`: accuracy, per-cause recall, per-rule precision and wrong-line
+// matches over a labelled corpus. 2 when the corpus cannot be read.
+int run_corpus_score(const std::string& directory, const rules::Engine& engine,
+                     const std::vector<ExampleResult>& examples, Output& out);
 
 // Parses, runs, and maps to an exit code: all that main does.
 int run(int argc, const char* const* argv);
@@ -14,7 +28,7 @@ int run(int argc, const char* const* argv);
 int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& out);
 int run_explain(const Options& options, const rules::RuleSet& rules, Output& out);
 int run_rules_list(const rules::RuleSet& rules, Output& out);
-int run_rules_test(const rules::RuleSet& rules, Output& out);
+int run_rules_test(const Options& options, const rules::RuleSet& rules, Output& out);
 int run_rules_check(const Options& options, Output& out);
 int run_rules_patterns(const rules::RuleSet& rules, Output& out);
 int run_preflight(const Options& options, Output& out);

@@ -14,7 +14,9 @@ Usage:
   faultline preflight --config config.json --tp N [--pp N] [--gpus N|FILE|auto]
                                      check a TP/PP plan against the model before launch
   faultline rules list               the rules in force
-  faultline rules test               run every rule's embedded examples
+  faultline rules test [--corpus DIR]
+                                     run every rule's embedded examples; with a labelled
+                                     corpus, also accuracy, precision, recall, wrong lines
   faultline rules check FILE...      validate rule files
   faultline rules patterns           every rule pattern, one per line, as grep tools take them
   faultline explain RULE_ID|CAUSE    a rule's entry: cause, symptoms, fix, how to confirm
@@ -86,6 +88,7 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("tp", po::value<int64_t>(&options.tp))
       ("pp", po::value<int64_t>(&options.pp))
       ("gpus", po::value<std::string>(&options.gpus))
+      ("corpus", po::value<std::string>(&options.corpus))
       ("words", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
   positional.add("words", -1);

@@ -25,6 +25,7 @@ struct Options {
   int64_t tp = 1;                   // preflight: tensor-parallel size
   int64_t pp = 1;                   // preflight: pipeline-parallel size
   std::string gpus;                 // preflight: N, an nvidia-smi CSV file, or "auto"
+  std::string corpus;               // rules test: a labelled corpus to score the rules on
   std::string help_topic;           // the usage text to print for kHelp
 };
 

@@ -82,39 +82,57 @@ int run_rules_list(const rules::RuleSet& rules, Output& out) {
   return rules.errors().empty() ? 0 : 2;
 }
 
-int run_rules_test(const rules::RuleSet& rules, Output& out) {
-  rules::Engine engine(rules);
-  size_t passed = 0, failed = 0;
+std::vector<ExampleResult> run_examples(const rules::RuleSet& rules, const rules::Engine& engine) {
+  std::vector<ExampleResult> results;
   for (const rules::Rule* rule : rules.rules()) {
-    std::vector<std::string> failures;
-    if (rule->match_examples.empty()) failures.push_back("no match example");
+    ExampleResult result{rule, 0, 0, {}};
+    if (rule->match_examples.empty()) result.failures.push_back("no match example");
     for (size_t i = 0; i < rule->match_examples.size(); ++i) {
+      ++result.total;
       if (auto why = check_match_example(engine, *rule, rule->match_examples[i])) {
-        failures.push_back("match example " + std::to_string(i + 1) + ": " + *why + "\n        text: " +
-                           first_line(rule->match_examples[i].text));
+        result.failures.push_back("match example " + std::to_string(i + 1) + ": " + *why + "\n        text: " +
+                                  first_line(rule->match_examples[i].text));
+      } else {
+        ++result.passed;
       }
     }
     for (size_t i = 0; i < rule->no_match_examples.size(); ++i) {
+      ++result.total;
       auto findings = findings_for_text(engine, rule->no_match_examples[i]);
       bool fired = std::any_of(findings.begin(), findings.end(), [&](const auto& f) { return f.rule == rule; });
       if (fired) {
-        failures.push_back("no_match example " + std::to_string(i + 1) + " fired\n        text: " +
-                           first_line(rule->no_match_examples[i]));
+        result.failures.push_back("no_match example " + std::to_string(i + 1) + " fired\n        text: " +
+                                  first_line(rule->no_match_examples[i]));
+      } else {
+        ++result.passed;
       }
     }
-    size_t examples = rule->match_examples.size() + rule->no_match_examples.size();
-    if (failures.empty()) {
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+int run_rules_test(const Options& options, const rules::RuleSet& rules, Output& out) {
+  rules::Engine engine(rules);
+  auto results = run_examples(rules, engine);
+  size_t passed = 0, failed = 0;
+  for (const auto& result : results) {
+    if (result.failures.empty()) {
       ++passed;
-      out.out("ok    " + rule->id + " (" + std::to_string(examples) + " examples)\n");
+      out.out("ok    " + result.rule->id + " (" + std::to_string(result.total) + " examples)\n");
     } else {
       ++failed;
-      out.out("FAIL  " + rule->id + " (" + rule->origin + ")\n");
-      for (const auto& failure : failures) out.out("      " + failure + "\n");
+      out.out("FAIL  " + result.rule->id + " (" + result.rule->origin + ")\n");
+      for (const auto& failure : result.failures) out.out("      " + failure + "\n");
     }
   }
   out.out("rules: " + std::to_string(passed) + " passed, " + std::to_string(failed) + " failed\n");
-  if (!rules.errors().empty()) return 2;
-  return failed ? 1 : 0;
+  int exit_code = !rules.errors().empty() ? 2 : (failed ? 1 : 0);
+  if (!options.corpus.empty()) {
+    int corpus_exit = run_corpus_score(options.corpus, engine, results, out);
+    exit_code = std::max(exit_code, corpus_exit);
+  }
+  return exit_code;
 }
 
 int run_rules_check(const Options& options, Output& out) {

@@ -12,10 +12,19 @@ namespace {
 using rules::Finding;
 using rules::Role;
 
-// Earliest first: by timestamp when every finding has one, otherwise by input order.
+int severity_rank(const rules::Rule& rule) {
+  if (rule.severity == "error") return 0;
+  if (rule.severity == "warning") return 1;
+  return 2;
+}
+
+// Most severe first, then earliest: by timestamp when every finding has one, otherwise by
+// input order.
 void sort_by_first_seen(std::vector<const Finding*>& findings) {
   bool all_timed = std::all_of(findings.begin(), findings.end(), [](const Finding* f) { return f->time.valid; });
   std::stable_sort(findings.begin(), findings.end(), [all_timed](const Finding* a, const Finding* b) {
+    int severity_order = severity_rank(*a->rule) - severity_rank(*b->rule);
+    if (severity_order != 0) return severity_order < 0;
     if (all_timed) {
       int order = compare(a->time, b->time).value_or(0);
       if (order != 0) return order < 0;
