@@ -96,6 +96,7 @@ int run(int argc, const char* const* argv) {
     case Command::kRulesList: return run_rules_list(rules, out);
     case Command::kRulesTest: return run_rules_test(*options, rules, out);
     case Command::kRulesPatterns: return run_rules_patterns(rules, out);
+    case Command::kRulesDocs: return run_rules_docs(*options, rules, out);
     default: return 2;
   }
 }

@@ -19,6 +19,7 @@ Usage:
                                      corpus, also accuracy, precision, recall, wrong lines
   faultline rules check FILE...      validate rule files
   faultline rules patterns           every rule pattern, one per line, as grep tools take them
+  faultline rules docs DIR           write every rule's entry as Markdown (docs/rules)
   faultline explain RULE_ID|CAUSE    a rule's entry: cause, symptoms, fix, how to confirm
 
 Options:
@@ -65,7 +66,8 @@ Result<Command> parse_command(std::vector<std::string>& words) {
     if (sub == "test") return Command::kRulesTest;
     if (sub == "check") return Command::kRulesCheck;
     if (sub == "patterns") return Command::kRulesPatterns;
-    return Status::error("unknown 'rules' command '" + sub + "' (list, test, check, patterns)");
+    if (sub == "docs") return Command::kRulesDocs;
+    return Status::error("unknown 'rules' command '" + sub + "' (list, test, check, patterns, docs)");
   }
   return Status::error("unknown command '" + word + "' (try: faultline diagnose FILE)");
 }
@@ -129,6 +131,9 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       if (options.tp < 1 || options.pp < 1) return Status::error("--tp and --pp must be at least 1");
       if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
       if (options.format == Format::kJsonl) return Status::error("'preflight' writes text or json");
+      break;
+    case Command::kRulesDocs:
+      if (options.inputs.size() != 1) return Status::error("'rules docs' takes one output directory");
       break;
     case Command::kRulesList:
     case Command::kRulesTest:

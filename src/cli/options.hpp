@@ -10,7 +10,7 @@
 
 namespace faultline::cli {
 
-enum class Command { kDiagnose, kPreflight, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kExplain, kHelp, kVersion };
+enum class Command { kDiagnose, kPreflight, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kRulesDocs, kExplain, kHelp, kVersion };
 enum class Format { kText, kJson, kJsonl };
 enum class Color { kAuto, kAlways, kNever };
 

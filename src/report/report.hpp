@@ -38,4 +38,8 @@ struct PreflightReport {
 std::string render_preflight_text(const PreflightReport& report, bool color);
 std::string render_preflight_json(const PreflightReport& report);
 
+// A rule's full entry: `faultline explain` (text) and docs/rules/ (Markdown).
+std::string render_rule_text(const rules::Rule& rule);
+std::string render_rule_markdown(const rules::Rule& rule);
+
 }  // namespace faultline::report

@@ -57,8 +57,13 @@ struct Rule {
   std::string origin;  // "rules/tensor_parallel.yaml:12"
 };
 
-// The cause ids of causes.md.
-const std::vector<std::string>& known_causes();
+// The cause ids of causes.md, with what each means.
+struct Cause {
+  std::string_view id;
+  std::string_view meaning;
+};
+const std::vector<Cause>& known_causes();
+const Cause* find_cause(std::string_view id);
 bool is_known_cause(std::string_view cause);
 
 }  // namespace faultline::rules

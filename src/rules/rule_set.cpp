@@ -18,25 +18,6 @@ const char* to_string(Scope scope) {
   return "message";
 }
 
-const std::vector<std::string>& known_causes() {
-  static const std::vector<std::string> kCauses = {
-      "tp.heads_not_divisible", "tp.kv_heads_not_divisible", "tp.hidden_not_divisible",
-      "tp.vocab_not_divisible", "tp.ffn_not_divisible", "tp.size_exceeds_gpus",
-      "tp.heterogeneous_gpus", "tp.checkpoint_shard_mismatch", "tp.pp_schedule_deadlock",
-      "pp.layers_not_divisible", "nccl.watchdog_timeout", "nccl.collective_mismatch",
-      "nccl.unhandled_system_error", "nccl.internal_error", "nccl.invalid_usage",
-      "nccl.shm_p2p_failure", "nccl.version_mismatch", "nccl.remote_rank_failed", "cuda.oom",
-      "cuda.illegal_memory_access", "cuda.device_assert", "cuda.hardware_xid_ecc",
-      "cuda.driver_mismatch", "cuda.no_device", "dist.rendezvous_failure",
-      "dist.host_oom_killed"};
-  return kCauses;
-}
-
-bool is_known_cause(std::string_view cause) {
-  const auto& causes = known_causes();
-  return std::find(causes.begin(), causes.end(), cause) != causes.end();
-}
-
 RuleSet RuleSet::shipped() {
   RuleSet set;
   for (const auto& pack : embedded_packs()) {

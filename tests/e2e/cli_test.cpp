@@ -225,3 +225,24 @@ TEST_CASE("the verify command a TP diagnosis proposes passes preflight for that 
   CHECK(tp == "5");  // the largest divisor of 40 heads not above the failed 6
   CHECK(run_faultline({"preflight", "--config", config, "--tp", tp}).exit_code == 0);
 }
+
+TEST_CASE("docs/rules holds the current entries of every shipped rule") {
+  Scratch scratch;
+  RunResult run = run_faultline({"rules", "docs", scratch.path("docs")});
+  REQUIRE(run.exit_code == 0);
+  fs::path committed = fs::path(source_dir()) / "docs" / "rules";
+  std::vector<std::string> stale;
+  auto read = [](const fs::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+  };
+  for (const auto& entry : fs::directory_iterator(scratch.path("docs"))) {
+    fs::path mine = committed / entry.path().filename();
+    if (!fs::exists(mine) || read(mine) != read(entry.path())) stale.push_back(entry.path().filename().string());
+  }
+  for (const auto& entry : fs::directory_iterator(committed)) {
+    if (!fs::exists(fs::path(scratch.path("docs")) / entry.path().filename())) stale.push_back(entry.path().filename().string());
+  }
+  INFO("regenerate with: build/faultline rules docs docs/rules");
+  CHECK(stale == std::vector<std::string>{});
+}
