@@ -2,6 +2,7 @@
 
 #include "assemble/assembler.hpp"
 #include "ingest/line_reader.hpp"
+#include "ingest/record_reader.hpp"
 #include "ingest/path_hints.hpp"
 #include "parse/line_parser.hpp"
 
@@ -19,7 +20,8 @@ JobRunner::~JobRunner() = default;
 
 void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) {
   auto index = static_cast<uint32_t>(sources_.size());
-  ingest::LineReader reader(source, index);
+  auto records = ingest::open_records(source, index);
+  ingest::RecordReader& reader = *records;
   ingest::Record record;
   rules::Engine::BlockScreen screen;
   uint64_t screened = 0;
@@ -35,7 +37,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     engine_.match_line(line, sequence, screen, findings_);
     stages_->assembler.push(line, sequence);
   }
-  info.format = source.format();
+  info.format = reader.format() == "text" ? source.format() : reader.format();
   info.bytes = reader.bytes();
   info.lines = reader.lines();
   info.lines_cut = reader.lines_cut();
@@ -48,15 +50,9 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
 }
 
 void JobRunner::add_path(const std::string& path) {
-  auto source = ingest::open_path(path);
-  if (!source) {
-    skipped_.push_back({path == "-" ? "<stdin>" : path, source.status().message()});
-    return;
-  }
-  ingest::SourceInfo info;
-  info.name = path == "-" ? "<stdin>" : path;
-  if (path != "-") info.rank_hint = ingest::rank_from_path(path);
-  add_source(**source, std::move(info));
+  ingest::for_each_source(
+      path, [this](ingest::SourceInfo info, ingest::ByteSource& source) { add_source(source, std::move(info)); },
+      [this](ingest::Skipped skipped) { skipped_.push_back(std::move(skipped)); });
 }
 
 bool JobRunner::had_input_errors() const {

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "ingest/path_hints.hpp"
+
 namespace faultline::ingest {
 namespace fs = std::filesystem;
 
@@ -50,6 +52,19 @@ InputList expand_inputs(const std::vector<std::string>& paths) {
     }
   }
   return out;
+}
+
+void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip) {
+  std::string name = path == "-" ? "<stdin>" : path;
+  auto source = open_path(path);
+  if (!source) {
+    skip({name, source.status().message()});
+    return;
+  }
+  SourceInfo info;
+  info.name = name;
+  if (path != "-") info.rank_hint = rank_from_path(path);
+  visit(std::move(info), **source);
 }
 
 }  // namespace faultline::ingest

@@ -3,8 +3,12 @@
 // followed, so loops cannot occur); whatever cannot be read is listed with its reason.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "ingest/byte_source.hpp"
+#include "ingest/record.hpp"
 
 namespace faultline::ingest {
 
@@ -19,5 +23,12 @@ struct InputList {
 };
 
 InputList expand_inputs(const std::vector<std::string>& paths);
+
+// Every source one input path holds: the file itself (decompressed), or each member of an
+// archive, named "run.tar.zst:attempt_0/3/stderr.log", with its rank hint from the path.
+// A source that cannot be opened goes to `skip` with its reason; "-" is stdin.
+using SourceVisitor = std::function<void(SourceInfo info, ByteSource& source)>;
+using SkipVisitor = std::function<void(Skipped skipped)>;
+void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip);
 
 }  // namespace faultline::ingest

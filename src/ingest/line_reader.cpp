@@ -49,7 +49,7 @@ bool LineReader::take_segment(Record& record) {
     std::string_view segment = segments_.substr(0, length);
     segments_ = cr ? segments_.substr(length + 1) : std::string_view();
     if (segment.empty() && !segments_.empty()) continue;
-    record = {segment, source_index_, line_number_};
+    record = {segment, source_index_, line_number_, {}, 0, {}};
     return true;
   }
   return false;
@@ -93,7 +93,7 @@ bool LineReader::next(Record& record) {
     ++line_number_;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (std::memchr(line.data(), '\r', line.size()) == nullptr) {
-      record = {line, source_index_, line_number_};
+      record = {line, source_index_, line_number_, {}, 0, {}};
       return true;
     }
     segments_ = line;

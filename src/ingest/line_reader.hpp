@@ -14,10 +14,11 @@
 #include "base/status.hpp"
 #include "ingest/byte_source.hpp"
 #include "ingest/record.hpp"
+#include "ingest/record_reader.hpp"
 
 namespace faultline::ingest {
 
-class LineReader {
+class LineReader final : public RecordReader {
  public:
   static constexpr size_t kBlockBytes = size_t{1} << 20;
   static constexpr size_t kMaxLineBytes = size_t{256} << 10;
@@ -25,18 +26,19 @@ class LineReader {
   LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes = kBlockBytes);
 
   // False at the end of the input or when reading failed (status() says why).
-  bool next(Record& record);
+  bool next(Record& record) override;
 
   // The bytes in the reader's buffer: every Record returned since the last refill is a
   // substring of them. `refills()` changes whenever they do, so a caller can screen each
   // buffer once (rules::Engine::screen_block).
-  std::string_view buffered() const { return std::string_view(buffer_.data(), end_); }
-  uint64_t refills() const { return refills_; }
+  std::string_view buffered() const override { return std::string_view(buffer_.data(), end_); }
+  uint64_t refills() const override { return refills_; }
 
-  const Status& status() const { return status_; }
-  uint64_t bytes() const { return bytes_; }
-  uint64_t lines() const { return line_number_; }
-  uint64_t lines_cut() const { return lines_cut_; }
+  const Status& status() const override { return status_; }
+  uint64_t bytes() const override { return bytes_; }
+  uint64_t lines() const override { return line_number_; }
+  uint64_t lines_cut() const override { return lines_cut_; }
+  std::string format() const override { return "text"; }
 
  private:
   bool fill();

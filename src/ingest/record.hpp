@@ -8,12 +8,19 @@
 #include <string>
 #include <string_view>
 
+#include "base/timestamp.hpp"
+
 namespace faultline::ingest {
 
 struct Record {
   std::string_view text;
   uint32_t source = 0;  // index into the job's SourceTable
-  uint64_t line = 0;    // 1-based line number within the source
+  uint64_t line = 0;    // 1-based line number within the source (the envelope's record number)
+  // What a log envelope (docker json-file, CRI, journald, JSON lines) said about the line;
+  // empty for plain text. Views live as long as `text`.
+  std::string_view host;
+  int64_t pid = 0;
+  Timestamp time;
 };
 
 // What ingest knows about one input of a job.

@@ -432,6 +432,9 @@ Line LineParser::parse(const ingest::Record& record, std::optional<int> rank_hin
     text = scratch_;
   }
   line.display = text;
+  line.host = record.host;
+  line.pid = record.pid;
+  line.time = record.time;
   line.text = strip_markdown_bold(PrefixScanner(text, line).run());
   if (line.rank < 0 && rank_hint) line.rank = *rank_hint;
   carry_time(line);

@@ -28,7 +28,7 @@ struct Parsed {
 
 Parsed parse_with(LineParser& parser, const std::string& text, std::optional<int> rank_hint = std::nullopt,
                   uint32_t source = 0, uint64_t number = 1) {
-  faultline::ingest::Record record{text, source, number};
+  faultline::ingest::Record record{text, source, number, {}, 0, {}};
   auto line = parser.parse(record, rank_hint);
   return {std::string(line.text), std::string(line.display), line.rank, line.local_rank, line.rank_from_prefix,
           std::string(line.host), line.pid, line.time, line.time_inherited, line.severity, line.number};
@@ -365,7 +365,7 @@ TEST_CASE("the carried time is the latest one of the rank") {
 
 TEST_CASE("the line number and source come from the record") {
   LineParser parser;
-  faultline::ingest::Record record{"hello", 4, 17};
+  faultline::ingest::Record record{"hello", 4, 17, {}, 0, {}};
   auto line = parser.parse(record, std::nullopt);
   CHECK(line.source == 4);
   CHECK(line.number == 17);

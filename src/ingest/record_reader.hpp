@@ -1,0 +1,42 @@
+// RecordReader: ByteSource ─▶ Records. Plain text comes through LineReader; a log envelope
+// (docker json-file, CRI, journald JSON, JSON lines), detected from the content and never from
+// the file name, comes through a reader that decodes it and rejoins the lines it split.
+// One reader per source; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.hpp"
+#include "ingest/byte_source.hpp"
+#include "ingest/record.hpp"
+
+namespace faultline::ingest {
+
+class RecordReader {
+ public:
+  virtual ~RecordReader() = default;
+
+  // False at the end of the input or when reading failed (status() says why). The Record's
+  // views stay valid until the next call.
+  virtual bool next(Record& record) = 0;
+  virtual const Status& status() const = 0;
+  virtual uint64_t bytes() const = 0;
+  virtual uint64_t lines() const = 0;
+  virtual uint64_t lines_cut() const = 0;
+  // "text", or the envelope: "docker-json", "cri", "journald", "jsonl".
+  virtual std::string format() const = 0;
+
+  // Raw bytes that every Record since the last change of refills() is a substring of, for
+  // block screening (rules::Engine::screen_block). Readers that decode their records cannot
+  // promise that and keep refills() at 0, which leaves every line to be checked.
+  virtual std::string_view buffered() const { return {}; }
+  virtual uint64_t refills() const { return 0; }
+};
+
+// The reader for whatever `source` holds.
+std::unique_ptr<RecordReader> open_records(ByteSource& source, uint32_t source_index);
+
+}  // namespace faultline::ingest
