@@ -19,8 +19,10 @@ std::string to_display(const Value& value) {
 }
 
 Value value_from_capture(std::string_view text) {
-  if (text.size() <= 18) {
-    if (auto number = parse_integer(text)) return *number;
+  bool negative = text.starts_with('-');
+  std::string_view digits = negative ? text.substr(1) : text;
+  if (!digits.empty() && digits.size() <= 18) {
+    if (auto number = parse_integer(digits)) return negative ? -*number : *number;
   }
   return std::string(text);
 }

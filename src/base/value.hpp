@@ -16,7 +16,7 @@ using Value = std::variant<int64_t, std::string, IntList, StringList>;
 
 // "32", "text", "1, 2, 4, 8".
 std::string to_display(const Value& value);
-// A captured string becomes an integer when it is all digits.
+// A captured string becomes an integer when it is all digits, with an optional leading '-'.
 Value value_from_capture(std::string_view text);
 bool values_equal(const Value& a, const Value& b);
 

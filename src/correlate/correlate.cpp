@@ -1,7 +1,9 @@
 #include "correlate/correlate.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <set>
 
 #include "base/text.hpp"
 #include "correlate/fingerprint.hpp"
@@ -83,6 +85,48 @@ struct InitiatingRank {
 // Who started it, among the findings of the diagnosis' group (earliest first). One rank:
 // that rank. Several ranks: the earliest by timestamp, when timestamps tell them apart;
 // otherwise nobody, said plainly rather than guessed from input order.
+std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
+  const Value* value = find_fact(facts, name);
+  if (!value || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
+  return std::get<int64_t>(*value);
+}
+
+// Only symptoms (collective timeouts): the rank that stopped is the one that did NOT time
+// out in the collective the others waited in, or the one whose NCCL work is furthest behind.
+std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::vector<const Finding*>& members,
+                                        const std::vector<int>& ranks_seen) {
+  if (group.ranks.empty()) return std::nullopt;
+  if (int_fact(group.facts, "seq_num") && ranks_seen.size() > group.ranks.size()) {
+    std::vector<int> silent;
+    std::set_difference(ranks_seen.begin(), ranks_seen.end(), group.ranks.begin(), group.ranks.end(),
+                        std::back_inserter(silent));
+    if (silent.size() == 1) {
+      return InitiatingRank{silent.front(), "ranks " + format_ranges(group.ranks) + " timed out in SeqNum " +
+                                                std::to_string(*int_fact(group.facts, "seq_num")) + "; rank " +
+                                                std::to_string(silent.front()) +
+                                                " did not, so it never reached that collective"};
+    }
+  }
+  std::map<int, int64_t> completed;  // rank -> lowest "last completed NCCL work"
+  for (const Finding* f : members) {
+    auto last = int_fact(f->facts, "last_completed");
+    if (f->rank < 0 || !last) continue;
+    auto [slot, inserted] = completed.try_emplace(f->rank, *last);
+    if (!inserted) slot->second = std::min(slot->second, *last);
+  }
+  if (completed.size() > 1) {
+    auto lowest = std::min_element(completed.begin(), completed.end(),
+                                   [](const auto& a, const auto& b) { return a.second < b.second; });
+    bool unique = std::count_if(completed.begin(), completed.end(),
+                                [&](const auto& entry) { return entry.second == lowest->second; }) == 1;
+    if (unique) {
+      return InitiatingRank{lowest->first, "rank " + std::to_string(lowest->first) + " completed the fewest NCCL work items (" +
+                                               std::to_string(lowest->second) + "): it fell behind first"};
+    }
+  }
+  return std::nullopt;
+}
+
 InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members) {
   if (group.ranks.empty()) return {std::nullopt, "no line names the rank that reported it"};
   bool all_ranked = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->rank >= 0; });
@@ -111,7 +155,8 @@ InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<cons
                            (inherited ? " (from the timestamps of the lines before the errors)" : "")};
 }
 
-Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>& members, size_t root_cause_groups) {
+Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>& members, size_t root_cause_groups,
+                   const std::vector<int>& ranks_seen) {
   const rules::Rule& rule = *group.rule;
   Diagnosis diagnosis;
   diagnosis.rule = &rule;
@@ -135,7 +180,9 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
   } else {
     diagnosis.reasons.push_back("only symptoms were found (" + rule.id + "); the cause may be outside these logs");
   }
-  auto initiating = initiating_rank(group, members);
+  std::optional<InitiatingRank> behind;
+  if (rule.role == Role::kSymptom) behind = straggler(group, members, ranks_seen);
+  auto initiating = behind ? *behind : initiating_rank(group, members);
   diagnosis.initiating_rank = initiating.rank;
   diagnosis.reasons.push_back(initiating.reason);
   if (initiating.rank) confidence += 0.1;
@@ -147,12 +194,80 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
   return diagnosis;
 }
 
+std::string ranks_phrase(const std::vector<int>& ranks) {
+  if (ranks.empty()) return "a process with no rank";
+  return (ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(ranks);
+}
+
+// Seconds from a to b when both timestamps can be compared that way.
+std::optional<int64_t> seconds_between(const Timestamp& a, const Timestamp& b) {
+  if (!a.valid || !b.valid || (a.year && b.year && a.year != b.year)) return std::nullopt;
+  return b.seconds_in_year() - a.seconds_in_year();
+}
+
+std::string what_they_did(const FindingGroup& group) {
+  if (group.rule->narrative) {
+    if (auto text = group.rule->narrative->render(group.facts)) return *text;
+  }
+  return "reported " + group.rule->cause + " (" + group.rule->title + ")";
+}
+
+std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vector<FindingGroup>& groups) {
+  std::vector<std::string> story;
+  const FindingGroup& first = groups.front();
+  std::string who = diagnosis.initiating_rank ? "rank " + std::to_string(*diagnosis.initiating_rank)
+                                              : "a rank the logs do not name";
+  std::string when = diagnosis.first_seen.valid ? " at " + diagnosis.first_seen.to_string() : "";
+  story.push_back(who + " failed first" + when + ": " + diagnosis.title + " (" + diagnosis.cause + ")");
+  // One line per cause, in the order the groups come (root causes, then symptoms).
+  std::vector<std::string> causes;
+  for (size_t i = 1; i < groups.size(); ++i) {
+    if (std::find(causes.begin(), causes.end(), groups[i].rule->cause) == causes.end()) causes.push_back(groups[i].rule->cause);
+  }
+  for (const auto& cause : causes) {
+    std::set<int> ranks;
+    const FindingGroup* lead = nullptr;  // the earliest group of the cause; one with a narrative if any
+    for (size_t i = 1; i < groups.size(); ++i) {
+      if (groups[i].rule->cause != cause) continue;
+      ranks.insert(groups[i].ranks.begin(), groups[i].ranks.end());
+      if (!lead || (!lead->rule->narrative && groups[i].rule->narrative)) lead = &groups[i];
+    }
+    std::string line = ranks_phrase(std::vector<int>(ranks.begin(), ranks.end())) + " " + what_they_did(*lead);
+    if (auto delta = seconds_between(first.first_time, lead->first_time); delta && *delta > 0) {
+      line += ", " + std::to_string(*delta) + " s later";
+    }
+    if (!lead->collateral_of.empty()) line += " (collateral)";
+    story.push_back(line);
+  }
+  return story;
+}
+
+Coverage measure_coverage(const JobShape& shape, const std::vector<Finding>& findings) {
+  Coverage coverage;
+  for (const auto& finding : findings) {
+    for (const char* name : {"world_size", "nranks"}) {
+      if (auto stated = int_fact(finding.facts, name); stated && *stated > 0 && *stated <= 1 << 20) {
+        coverage.world_size = std::max(coverage.world_size.value_or(0), *stated);
+      }
+    }
+  }
+  if (shape.ranks_seen.empty()) return coverage;
+  int64_t bound = coverage.world_size.value_or(shape.ranks_seen.back() + 1);
+  for (int64_t rank = 0; rank < bound && rank < (1 << 16); ++rank) {
+    if (!std::binary_search(shape.ranks_seen.begin(), shape.ranks_seen.end(), static_cast<int>(rank))) {
+      coverage.missing_ranks.push_back(static_cast<int>(rank));
+    }
+  }
+  return coverage;
+}
+
 }  // namespace
 
 JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> findings) {
   JobAnalysis analysis;
   analysis.job = std::move(job);
   analysis.shape = std::move(shape);
+  analysis.coverage = measure_coverage(analysis.shape, findings);
   if (findings.empty()) return analysis;
 
   std::vector<const Finding*> roots, symptoms;
@@ -174,14 +289,30 @@ JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> find
     }
   }
   sort_by_first_seen(members);
-  analysis.diagnosis = diagnose(chosen, members, root_groups.size());
+  analysis.diagnosis = diagnose(chosen, members, root_groups.size(), analysis.shape.ranks_seen);
+  if (!analysis.diagnosis->initiating_rank && chosen.ranks.empty()) {
+    // The same failure often appears twice: a bare error line that names no rank, and a
+    // relay of it (a watchdog, a launcher) that does. One rank named by the relays is it.
+    std::set<int> named;
+    for (const auto& group : candidates) {
+      if (&group != &chosen && group.rule->cause == chosen.rule->cause) named.insert(group.ranks.begin(), group.ranks.end());
+    }
+    if (named.size() == 1) {
+      analysis.diagnosis->initiating_rank = *named.begin();
+      analysis.diagnosis->reasons.back() = "the error names no rank; the other report of the same cause names only rank " +
+                                           std::to_string(*named.begin());
+      analysis.diagnosis->confidence = std::min(1.0, analysis.diagnosis->confidence + 0.05);
+    }
+  }
   for (auto& group : symptom_groups) {
     if (!root_groups.empty()) group.collateral_of = analysis.diagnosis->cause;
   }
   analysis.findings = std::move(root_groups);
   analysis.findings.insert(analysis.findings.end(), std::make_move_iterator(symptom_groups.begin()),
                            std::make_move_iterator(symptom_groups.end()));
+  analysis.diagnosis->story = tell_story(*analysis.diagnosis, analysis.findings);
   return analysis;
 }
+
 
 }  // namespace faultline::correlate

@@ -45,17 +45,27 @@ struct Diagnosis {
   std::vector<std::string> confirm;
   std::vector<std::string> fix;
   std::string verify;
+  // What happened, in order: the initiating failure, then what the other ranks did.
+  std::vector<std::string> story;
 };
 
 // What the job's lines said about its shape, gathered while reading.
 struct JobShape {
   std::vector<int> ranks_seen;
   std::vector<std::string> hosts;
+  std::vector<std::string> truncated_sources;  // ended inside a traceback or error block
+};
+
+// How much of the job the logs show: a partial log still deserves an answer, but says so.
+struct Coverage {
+  std::optional<int64_t> world_size;  // as the logs state it (world_size / nranks facts)
+  std::vector<int> missing_ranks;     // below the world size (or the highest rank seen) with no line
 };
 
 struct JobAnalysis {
   std::string job;
   JobShape shape;
+  Coverage coverage;
   std::optional<Diagnosis> diagnosis;
   std::vector<FindingGroup> findings;  // the diagnosis' group first, then root causes, then symptoms
 };

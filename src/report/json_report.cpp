@@ -37,6 +37,8 @@ void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis) {
   json.key("fix");
   write_strings(json, diagnosis.fix);
   json.key("verify").string(diagnosis.verify);
+  json.key("story");
+  write_strings(json, diagnosis.story);
   json.end_object();
 }
 
@@ -48,6 +50,16 @@ void write_job(JsonWriter& json, const RunReport& report, const correlate::JobAn
   json.end_array();
   json.key("hosts");
   write_strings(json, job.shape.hosts);
+  json.key("coverage").begin_object();
+  json.key("world_size");
+  if (job.coverage.world_size) json.number(*job.coverage.world_size);
+  else json.null();
+  json.key("missing_ranks").begin_inline_array();
+  for (int rank : job.coverage.missing_ranks) json.number(int64_t{rank});
+  json.end_array();
+  json.key("truncated_sources");
+  write_strings(json, job.shape.truncated_sources);
+  json.end_object();
   json.key("diagnosis");
   if (job.diagnosis) write_diagnosis(json, *job.diagnosis);
   else json.null();

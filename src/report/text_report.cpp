@@ -66,6 +66,17 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
   out += "\n" + paint.bold("Evidence") + "\n";
   for (const auto& evidence : primary.evidence) out += evidence_line(report, evidence, paint);
   if (options.quiet) return;
+  if (diagnosis.story.size() > 1) {
+    out += "\n" + paint.bold("What happened") + "\n";
+    for (const auto& step : diagnosis.story) out += "  - " + step + "\n";
+  }
+  if (!job.coverage.missing_ranks.empty() || !job.shape.truncated_sources.empty()) {
+    out += "\n" + paint.bold("Coverage") + "\n  ranks seen: " + (job.shape.ranks_seen.empty() ? "none" : format_ranges(job.shape.ranks_seen));
+    if (job.coverage.world_size) out += " of a world of " + std::to_string(*job.coverage.world_size);
+    if (!job.coverage.missing_ranks.empty()) out += "; no lines from rank(s) " + format_ranges(job.coverage.missing_ranks);
+    out += "\n";
+    for (const auto& source : job.shape.truncated_sources) out += "  " + source + " ends inside an error: the log may be cut\n";
+  }
   if (!diagnosis.explain.empty()) out += "\n" + paint.bold("Why") + "\n  " + std::string(trim(diagnosis.explain)) + "\n";
   if (!diagnosis.fix.empty()) {
     out += "\n" + paint.bold("Fix") + "\n";

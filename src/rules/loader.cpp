@@ -15,7 +15,7 @@ namespace {
 
 const std::set<std::string, std::less<>> kRuleKeys = {
     "id", "cause", "title", "category", "role", "severity", "scope", "match", "unless", "when",
-    "derive", "explain", "symptoms", "confirm", "fix", "verify", "refs", "examples"};
+    "derive", "explain", "symptoms", "confirm", "fix", "verify", "narrative", "refs", "examples"};
 
 class PackLoader {
  public:
@@ -290,6 +290,11 @@ class PackLoader {
     if (node["fix"]) rule.fix = template_list(node["fix"], "fix");
     if (node["verify"]) {
       if (auto text = scalar(node["verify"], "verify")) rule.verify = template_text(*text, node["verify"].Mark(), "verify");
+    }
+    if (node["narrative"]) {
+      if (auto text = scalar(node["narrative"], "narrative")) {
+        rule.narrative = template_text(*text, node["narrative"].Mark(), "narrative");
+      }
     }
     if (node["refs"]) {
       for (auto& [text, mark] : string_list(node["refs"], "refs")) rule.refs.push_back(text);

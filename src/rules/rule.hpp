@@ -51,6 +51,7 @@ struct Rule {
   std::vector<Template> confirm;
   std::vector<Template> fix;
   std::optional<Template> verify;
+  std::optional<Template> narrative;  // what the ranks did, for the collateral story
   std::vector<std::string> refs;
   std::vector<MatchExample> match_examples;
   std::vector<std::string> no_match_examples;
