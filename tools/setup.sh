@@ -2,11 +2,17 @@
 # Installs what faultline needs from Debian's packages (only what is missing), then
 # configures and builds it in build/: everything, or the targets named
 # (`tools/setup.sh faultline`). Safe to run again: it does nothing twice.
+# With FAULTLINE_TEST_TOOLS=1 it also installs what the tests drive: headless Chromium (the
+# HTML report) and Node.js with the SARIF schema validator in tests/sarif.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake make pkg-config libre2-dev libsimdjson-dev libyaml-cpp-dev
           libboost-program-options-dev doctest-dev libarchive-dev)
+if [ "${FAULTLINE_TEST_TOOLS:-0}" = 1 ]; then
+  packages+=(chromium)
+  command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+fi
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
@@ -19,6 +25,10 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "${FAULTLINE_TEST_TOOLS:-0}" = 1 ] && [ ! -d tests/sarif/node_modules ]; then
+  (cd tests/sarif && npm install --silent >/dev/null) || echo "setup: npm install in tests/sarif failed; the SARIF schema check will be skipped" >&2
 fi
 
 build_type="${BUILD_TYPE:-RelWithDebInfo}"

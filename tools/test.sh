@@ -2,5 +2,5 @@
 # Sets up and builds faultline, then runs every test (unit, end to end, corpus, rules).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/setup.sh
+FAULTLINE_TEST_TOOLS=1 tools/setup.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"

@@ -62,6 +62,9 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   switch (options.format) {
     case Format::kJson: out.out(report::render_json(report, true)); break;
     case Format::kJsonl: out.out(report::render_jsonl(report)); break;
+    case Format::kMarkdown: out.out(report::render_markdown(report)); break;
+    case Format::kHtml: out.out(report::render_html(report)); break;
+    case Format::kSarif: out.out(report::render_sarif(report)); break;
     case Format::kText: {
       bool color = options.color == Color::kAlways || (options.color == Color::kAuto && out.out_is_terminal());
       out.out(report::render_text(report, {color, options.quiet}));

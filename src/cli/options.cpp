@@ -24,7 +24,7 @@ Usage:
 
 Options:
   --rules DIR         load more rule packs; a rule with a shipped id replaces it (repeatable)
-  --format FORMAT     text (default), json, jsonl (diagnose); text, json (preflight)
+  --format FORMAT     text (default), json, jsonl, markdown, html, sarif (diagnose); text, json (preflight)
   --color WHEN        auto (default), always, never
   -q, --quiet         print the diagnosis and its evidence only
   -h, --help          this text
@@ -40,7 +40,10 @@ Result<Format> parse_format(const std::string& text) {
   if (text == "text") return Format::kText;
   if (text == "json") return Format::kJson;
   if (text == "jsonl") return Format::kJsonl;
-  return Status::error("unknown --format '" + text + "' (text, json, jsonl)");
+  if (text == "markdown" || text == "md") return Format::kMarkdown;
+  if (text == "html") return Format::kHtml;
+  if (text == "sarif") return Format::kSarif;
+  return Status::error("unknown --format '" + text + "' (text, json, jsonl, markdown, html, sarif)");
 }
 
 Result<Color> parse_color(const std::string& text) {
@@ -130,7 +133,9 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       if (!values.count("tp")) return Status::error("'preflight' needs --tp N");
       if (options.tp < 1 || options.pp < 1) return Status::error("--tp and --pp must be at least 1");
       if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
-      if (options.format == Format::kJsonl) return Status::error("'preflight' writes text or json");
+      if (options.format != Format::kText && options.format != Format::kJson) {
+        return Status::error("'preflight' writes text or json");
+      }
       break;
     case Command::kRulesDocs:
       if (options.inputs.size() != 1) return Status::error("'rules docs' takes one output directory");

@@ -11,7 +11,7 @@
 namespace faultline::cli {
 
 enum class Command { kDiagnose, kPreflight, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kRulesDocs, kExplain, kHelp, kVersion };
-enum class Format { kText, kJson, kJsonl };
+enum class Format { kText, kJson, kJsonl, kMarkdown, kHtml, kSarif };
 enum class Color { kAuto, kAlways, kNever };
 
 struct Options {

@@ -54,6 +54,9 @@ std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered) {
     }
     FindingGroup& group = groups[slot->second];
     ++group.occurrences;
+    bool rank_marked = std::any_of(group.marks.begin(), group.marks.end(),
+                                   [&](const RankMark& mark) { return mark.rank == finding->rank; });
+    if (!rank_marked) group.marks.push_back({finding->rank, finding->time, finding->sequence});
     if (finding->rank >= 0) group.ranks.push_back(finding->rank);
     if (!finding->host.empty()) group.hosts.push_back(finding->host);
     for (const auto& evidence : finding->evidence) {

@@ -12,6 +12,13 @@
 
 namespace faultline::correlate {
 
+// Where one rank first reported a finding: a point of the job's timeline.
+struct RankMark {
+  int rank = -1;
+  Timestamp time;
+  uint64_t sequence = 0;
+};
+
 // Identical errors (same rule, same message up to numbers) folded across ranks.
 struct FindingGroup {
   static constexpr size_t kMaxEvidence = 8;
@@ -27,6 +34,7 @@ struct FindingGroup {
   std::string message;              // the earliest occurrence's matched text
   std::vector<rules::Evidence> evidence;  // earliest first, capped at kMaxEvidence
   size_t occurrences = 0;
+  std::vector<RankMark> marks;      // each rank's first report, earliest first
   std::string collateral_of;        // the diagnosis' cause, for symptoms that follow it
 };
 

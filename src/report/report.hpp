@@ -27,6 +27,12 @@ std::string render_text(const RunReport& report, const TextOptions& options);
 // design.md's "faultline.report/1". `pretty` indents; jsonl writes one job per line.
 std::string render_json(const RunReport& report, bool pretty);
 std::string render_jsonl(const RunReport& report);
+// Markdown for an issue thread: the diagnosis, evidence, story, fix; other findings folded.
+std::string render_markdown(const RunReport& report);
+// One self-contained HTML file with a rank × time timeline (SVG).
+std::string render_html(const RunReport& report);
+// SARIF 2.1.0: a result per finding at its log file and line, and the rules that fired.
+std::string render_sarif(const RunReport& report);
 
 // `faultline preflight`: the checks of one model against one parallel plan.
 struct PreflightReport {

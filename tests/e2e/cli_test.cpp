@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include "report_reader.hpp"
 #include "run_binary.hpp"
@@ -245,4 +248,77 @@ TEST_CASE("docs/rules holds the current entries of every shipped rule") {
   }
   INFO("regenerate with: build/faultline rules docs docs/rules");
   CHECK(stale == std::vector<std::string>{});
+}
+
+namespace {
+
+// Runs a shell command, returning its exit status and stdout.
+std::pair<int, std::string> shell(const std::string& command) {
+  std::string output;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return {-1, output};
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+std::string key_case_log() {
+  return (fs::path(source_dir()) / "corpus" / "001-torchrun-rank-vllm-heads-32-tp6-rank3" / "log.txt").string();
+}
+
+}  // namespace
+
+TEST_CASE("markdown names the cause and rank and fences the evidence") {
+  RunResult run = run_faultline({"diagnose", "--format", "markdown", key_case_log()});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("### faultline: `tp.heads_not_divisible` on rank 3") == 0);
+  CHECK(run.out.find("**Evidence**\n\n```text\n") != std::string::npos);
+  CHECK(run.out.find("<details><summary>Other findings") != std::string::npos);
+}
+
+TEST_CASE("sarif output is valid SARIF 2.1.0 with a result at the log file and line") {
+  Scratch scratch;
+  RunResult run = run_faultline({"diagnose", "--format", "sarif", key_case_log()});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("\"startLine\": 49") != std::string::npos);
+  CHECK(run.out.find("\"ruleId\": \"tp.heads_not_divisible.vllm\"") != std::string::npos);
+  std::string file = scratch.write("report.sarif", run.out);
+  fs::path validator = fs::path(source_dir()) / "tests" / "sarif";
+  if (!fs::exists(validator / "node_modules")) {
+    MESSAGE("schema check skipped: run `npm install` in tests/sarif (tools/test.sh does)");
+    return;
+  }
+  auto [status, output] = shell("node " + (validator / "validate.js").string() + " " + file + " 2>&1");
+  INFO(output);
+  CHECK(status == 0);
+}
+
+TEST_CASE("the html report renders in headless Chromium with the initiating rank marked on the timeline") {
+  Scratch scratch;
+  RunResult run = run_faultline({"diagnose", "--format", "html", key_case_log()});
+  CHECK(run.exit_code == 1);
+  std::string page = scratch.write("report.html", run.out);
+  const char* chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) {
+    MESSAGE("browser check skipped: no /usr/bin/chromium (tools/test.sh installs it)");
+    return;
+  }
+  std::string flags = std::string(chromium) +
+                      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+                      " --disable-background-networking --disable-component-update --disable-sync"
+                      " --user-data-dir=" + scratch.path("profile") + " ";
+  auto [dom_status, dom] = shell(flags + "--dump-dom file://" + page + " 2>/dev/null");
+  CHECK(dom_status == 0);
+  CHECK(dom.find("<span id=\"cause\">tp.heads_not_divisible</span>") != std::string::npos);
+  CHECK(dom.find("<strong id=\"initiating-rank\">3</strong>") != std::string::npos);
+  CHECK(dom.find("class=\"mark initiating\" data-rank=\"3\"") != std::string::npos);
+  CHECK(dom.find("class=\"mark symptom\" data-rank=\"0\"") != std::string::npos);
+  std::string png = scratch.path("report.png");
+  auto [shot_status, shot_output] =
+      shell(flags + "--window-size=1100,900 --screenshot=" + png + " file://" + page + " 2>&1");
+  INFO(shot_output);
+  CHECK(shot_status == 0);
+  REQUIRE(fs::exists(png));
+  CHECK(fs::file_size(png) > 10000);
 }

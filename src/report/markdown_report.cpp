@@ -1,0 +1,100 @@
+// Markdown, for pasting into an issue thread: the diagnosis first, the rest folded.
+#include "base/text.hpp"
+#include "report/report.hpp"
+
+namespace faultline::report {
+namespace {
+
+std::string code_block(const std::vector<std::string>& lines, std::string_view language) {
+  // A fence longer than any run of backticks inside, so log text cannot close it.
+  size_t longest = 0;
+  for (const auto& line : lines) {
+    size_t run = 0;
+    for (char c : line) {
+      run = c == '`' ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+  }
+  std::string fence(std::max<size_t>(3, longest + 1), '`');
+  std::string out = fence + std::string(language) + "\n";
+  for (const auto& line : lines) out += line + "\n";
+  return out + fence + "\n";
+}
+
+std::string escape_cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string evidence_text(const RunReport& report, const rules::Evidence& evidence) {
+  std::string source = evidence.source < report.sources.size() ? report.sources[evidence.source].name : "?";
+  std::string rank = evidence.rank >= 0 ? "rank " + std::to_string(evidence.rank) : "rank ?";
+  return source + ":" + std::to_string(evidence.line) + "  [" + rank + "]  " + evidence.text;
+}
+
+void render_job(const RunReport& report, const correlate::JobAnalysis& job, std::string& out) {
+  if (!job.diagnosis) {
+    out += "### faultline: no failure found\n\n`" + job.job + "`: " + std::to_string(job.shape.ranks_seen.size()) +
+           " rank(s) seen, no rule matched.\n";
+    return;
+  }
+  const auto& diagnosis = *job.diagnosis;
+  const auto& primary = job.findings.front();
+  std::string rank = diagnosis.initiating_rank ? std::to_string(*diagnosis.initiating_rank) : "unknown";
+  out += "### faultline: `" + diagnosis.cause + "` on rank " + rank + "\n\n**" + diagnosis.title + "**\n\n";
+  char confidence[16];
+  std::snprintf(confidence, sizeof confidence, "%.2f", diagnosis.confidence);
+  out += "| | |\n|---|---|\n| initiating rank | " + rank + " |\n| confidence | " + confidence + " |\n| rule | `" +
+         primary.rule->id + "` |\n";
+  if (diagnosis.first_seen.valid) out += "| first seen | " + diagnosis.first_seen.to_string() + " |\n";
+  if (!diagnosis.facts.empty()) {
+    std::vector<std::string> facts;
+    for (const auto& [name, value] : diagnosis.facts) facts.push_back("`" + name + "=" + to_display(value) + "`");
+    out += "| facts | " + escape_cell(join(facts, " ")) + " |\n";
+  }
+  std::vector<std::string> evidence;
+  for (const auto& item : primary.evidence) evidence.push_back(evidence_text(report, item));
+  out += "\n**Evidence**\n\n" + code_block(evidence, "text");
+  if (!diagnosis.explain.empty()) out += "\n" + diagnosis.explain + "\n";
+  if (diagnosis.story.size() > 1) {
+    out += "\n**What happened**\n\n";
+    for (const auto& step : diagnosis.story) out += "1. " + step + "\n";
+  }
+  if (!diagnosis.fix.empty()) {
+    out += "\n**Fix**\n\n";
+    for (const auto& item : diagnosis.fix) out += "- " + item + "\n";
+  }
+  if (!diagnosis.verify.empty()) out += "\n**Verify**\n\n" + code_block({diagnosis.verify}, "sh");
+  if (job.findings.size() > 1) {
+    out += "\n<details><summary>Other findings (" + std::to_string(job.findings.size() - 1) + ")</summary>\n\n";
+    out += "| cause | role | ranks | rule | first evidence |\n|---|---|---|---|---|\n";
+    for (size_t i = 1; i < job.findings.size(); ++i) {
+      const auto& group = job.findings[i];
+      std::string first = group.evidence.empty() ? "" : evidence_text(report, group.evidence.front());
+      if (first.size() > 160) first = first.substr(0, 160) + "…";
+      out += "| `" + group.rule->cause + "` | " + rules::to_string(group.rule->role) + " | " +
+             (group.ranks.empty() ? "?" : format_ranges(group.ranks)) + " | `" + group.rule->id + "` | `" +
+             escape_cell(first) + "` |\n";
+    }
+    out += "\n</details>\n";
+  }
+  out += "\n<sub>Confidence rests on: " + escape_cell(join(diagnosis.reasons, "; ")) + ".</sub>\n";
+}
+
+}  // namespace
+
+std::string render_markdown(const RunReport& report) {
+  std::string out;
+  for (const auto& job : report.jobs) {
+    if (!out.empty()) out += "\n---\n\n";
+    render_job(report, job, out);
+  }
+  return out;
+}
+
+}  // namespace faultline::report
