@@ -3,7 +3,7 @@
 # configures and builds it in build/: everything, or the targets named
 # (`tools/setup.sh faultline`). Safe to run again: it does nothing twice.
 # With FAULTLINE_TEST_TOOLS=1 it also installs what the tests drive: headless Chromium (the
-# HTML report) and Node.js with the SARIF schema validator in tests/sarif.
+# HTML report) and Node.js with the SARIF schema validator in tests/schema.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,8 +27,8 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [ "${FAULTLINE_TEST_TOOLS:-0}" = 1 ] && [ ! -d tests/sarif/node_modules ]; then
-  (cd tests/sarif && npm install --silent >/dev/null) || echo "setup: npm install in tests/sarif failed; the SARIF schema check will be skipped" >&2
+if [ "${FAULTLINE_TEST_TOOLS:-0}" = 1 ] && [ ! -d tests/schema/node_modules ]; then
+  (cd tests/schema && npm install --silent >/dev/null) || echo "setup: npm install in tests/schema failed; the SARIF schema check will be skipped" >&2
 fi
 
 build_type="${BUILD_TYPE:-RelWithDebInfo}"

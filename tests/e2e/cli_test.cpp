@@ -284,12 +284,12 @@ TEST_CASE("sarif output is valid SARIF 2.1.0 with a result at the log file and l
   CHECK(run.out.find("\"startLine\": 49") != std::string::npos);
   CHECK(run.out.find("\"ruleId\": \"tp.heads_not_divisible.vllm\"") != std::string::npos);
   std::string file = scratch.write("report.sarif", run.out);
-  fs::path validator = fs::path(source_dir()) / "tests" / "sarif";
+  fs::path validator = fs::path(source_dir()) / "tests" / "schema";
   if (!fs::exists(validator / "node_modules")) {
-    MESSAGE("schema check skipped: run `npm install` in tests/sarif (tools/test.sh does)");
+    MESSAGE("schema check skipped: run `npm install` in tests/schema (tools/test.sh does)");
     return;
   }
-  auto [status, output] = shell("node " + (validator / "validate.js").string() + " " + file + " 2>&1");
+  auto [status, output] = shell("node " + (validator / "validate-sarif.js").string() + " " + file + " 2>&1");
   INFO(output);
   CHECK(status == 0);
 }
@@ -321,4 +321,25 @@ TEST_CASE("the html report renders in headless Chromium with the initiating rank
   CHECK(shot_status == 0);
   REQUIRE(fs::exists(png));
   CHECK(fs::file_size(png) > 10000);
+}
+
+TEST_CASE("json and jsonl reports follow docs/report.schema.json") {
+  Scratch scratch;
+  fs::path validator = fs::path(source_dir()) / "tests" / "schema";
+  std::vector<std::string> files = {
+      scratch.write("failure.json", run_faultline({"diagnose", "--format", "json", key_case_log()}).out),
+      scratch.write("healthy.json", run_faultline({"diagnose", "--format", "json",
+                                                   scratch.write("ok.log", "[rank0]: step 1 | loss 2.0\n")}).out),
+      scratch.write("skipped.jsonl", run_faultline({"diagnose", "--format", "jsonl", key_case_log(),
+                                                    scratch.path("missing.log")}).out)};
+  for (const auto& file : files) CHECK(fs::file_size(file) > 0);
+  if (!fs::exists(validator / "node_modules")) {
+    MESSAGE("schema check skipped: run `npm install` in tests/schema (tools/test.sh does)");
+    return;
+  }
+  std::string command = "node " + (validator / "validate-report.js").string();
+  for (const auto& file : files) command += " " + file;
+  auto [status, output] = shell(command + " 2>&1");
+  INFO(output);
+  CHECK(status == 0);
 }

@@ -1,5 +1,5 @@
 // Validates SARIF files against the OASIS SARIF 2.1.0 JSON schema, which the npm package
-// @microsoft/jest-sarif ships. Usage: node validate.js FILE.sarif...; exit 0 when all are valid.
+// @microsoft/jest-sarif ships. Usage: node validate-sarif.js FILE.sarif...; exit 0 when all are valid.
 'use strict';
 const fs = require('fs');
 const Ajv = require('ajv');
