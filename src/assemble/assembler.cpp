@@ -1,5 +1,7 @@
 #include "assemble/assembler.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -108,16 +110,32 @@ std::string Event::full_text() const {
 }
 
 struct Assembler::Stream {
-  enum class State { kIdle, kFrames, kMessage, kAfterMessage, kTerminate };
+  // kHeld: a single-line event (log error, NCCL WARN) kept open while the next line may
+  // continue it (a hard-wrapped tail, or a NeMo record's indented lines).
+  enum class State { kIdle, kFrames, kMessage, kAfterMessage, kTerminate, kHeld };
 
   explicit Stream(Sink& sink) : sink_(sink) {}
 
-  bool in_traceback() const { return state_ != State::kIdle && state_ != State::kTerminate; }
+  bool in_traceback() const {
+    return state_ != State::kIdle && state_ != State::kTerminate && state_ != State::kHeld;
+  }
 
   void push(const parse::Line& line, uint64_t sequence) {
+    if (line.continues_previous && mend(line)) return;
     string_view text = line.text;
     switch (state_) {
       case State::kIdle: break;
+      case State::kHeld:
+        if (line.continues_record && !text.starts_with(kTracebackHeader)) {
+          add_line(line);
+          if (continuations_ < kMaxMessageContinuations && !trim(text).empty()) {
+            append_message("\n", trim(text));
+            ++continuations_;
+          }
+          return;
+        }
+        finish();
+        break;
       case State::kFrames:
         if (text.empty()) {
           if (++blank_run_ > 2) finish();  // a blank separator is allowed, a gap ends it
@@ -233,13 +251,63 @@ struct Assembler::Stream {
       state_ = State::kTerminate;
     } else if (size_t warn = find_text(text, " NCCL WARN "); warn != string_view::npos) {
       begin(line, sequence, EventKind::kNcclWarn);
-      event_.message = std::string(text.substr(warn + 11));
-      emit();
+      set_single_message(text);
+      hold_or_emit(line);
     } else if (line.severity == 'E' || line.severity == 'F') {
       begin(line, sequence, EventKind::kLogError);
-      event_.message = std::string(text);
+      set_single_message(text);
+      hold_or_emit(line);
+    }
+  }
+
+  void set_single_message(string_view text) {
+    if (event_.kind == EventKind::kNcclWarn) {
+      size_t warn = find_text(text, " NCCL WARN ");
+      text = warn == string_view::npos ? text : text.substr(warn + 11);
+    }
+    event_.message = std::string(text.substr(0, Event::kMaxMessageBytes));
+    mark_line_ = event_.lines.size() - 1;
+    mark_at_ = 0;
+    mark_separator_ = {};
+  }
+
+  void hold_or_emit(const parse::Line& line) {
+    if (line.may_continue) {
+      state_ = State::kHeld;
+      continuations_ = 0;
+    } else {
       emit();
     }
+  }
+
+  // `line` is the whole of the event's last line, which a terminal had hard-wrapped: put it in
+  // that line's place, and in the message where that line made part of it.
+  bool mend(const parse::Line& line) {
+    if (state_ == State::kIdle || event_.lines.empty() || event_.lines_dropped > 0) return false;
+    EventLine& last = event_.lines.back();
+    if (last.source != line.source || tail_number_ + 1 != line.number) return false;
+    last.text.assign(line.text);
+    last.display.assign(line.display);
+    tail_number_ = line.number;
+    size_t index = event_.lines.size() - 1;
+    if (mark_line_ == index) {
+      if (state_ == State::kHeld) {
+        set_single_message(line.text);
+      } else if (mark_separator_.empty()) {
+        set_message(line);
+      } else {
+        event_.message.resize(mark_at_);
+        append_message(mark_separator_, mark_separator_ == ": " ? trim(trim_left(line.text).substr(7)) : trim(line.text));
+      }
+    } else if (state_ == State::kFrames && is_exception_line(line.text, false) && !is_chaining_line(line.text)) {
+      set_message(line);
+    } else if (state_ == State::kTerminate && index == 0) {
+      string_view type = line.text.substr(std::min(line.text.size(), kTerminateHeader.size()));
+      event_.exception_type = std::string(type.substr(0, type.find('\'')));
+      event_.message = event_.exception_type;
+    }
+    if (state_ == State::kHeld && !line.may_continue) finish();
+    return true;
   }
 
   // Sends the event as it stands; a single-line event goes straight here.
@@ -275,6 +343,9 @@ struct Assembler::Stream {
     event_.exception_type = std::string(text.substr(0, length));
     event_.message = std::string(text.substr(0, Event::kMaxMessageBytes));
     event_.message_line = event_.lines.size() - 1;
+    mark_line_ = event_.message_line;
+    mark_at_ = 0;
+    mark_separator_ = {};
     state_ = State::kMessage;
     continuations_ = 0;
   }
@@ -286,6 +357,9 @@ struct Assembler::Stream {
   }
 
   void append_message(string_view separator, string_view text) {
+    mark_line_ = event_.lines.size() - 1;
+    mark_at_ = event_.message.size();
+    mark_separator_ = separator;
     if (event_.message.size() + separator.size() + text.size() > Event::kMaxMessageBytes) return;
     event_.message += separator;
     event_.message += text;
@@ -296,6 +370,7 @@ struct Assembler::Stream {
       event_.time = line.time;
       event_.time_inherited = false;
     }
+    tail_number_ = line.number;
     if (event_.lines.size() >= Event::kMaxLines) {
       ++event_.lines_dropped;
       return;
@@ -321,16 +396,25 @@ struct Assembler::Stream {
   State state_ = State::kIdle;
   int blank_run_ = 0;
   size_t continuations_ = 0;
+  uint64_t tail_number_ = 0;  // the number of the last physical line added
+  // Where the last line went into the message, so that a mended line can replace it.
+  size_t mark_line_ = SIZE_MAX;
+  size_t mark_at_ = 0;
+  string_view mark_separator_;  // a literal: "" (the line set the message), "\n" or ": "
 };
 
 Assembler::Assembler(Sink sink) : sink_(std::move(sink)) {}
 Assembler::~Assembler() = default;
 
 Assembler::Stream& Assembler::stream_for(const parse::Line& line) {
+  if (line.continues_previous) {  // the tail of a hard-wrapped line goes where its head went
+    auto last = last_stream_.find(line.source);
+    if (last != last_stream_.end()) return *last->second;
+  }
   StreamKey key{line.source, line.rank, line.local_rank, line.pid};
   auto own = streams_.find(key);
   bool own_busy = own != streams_.end() && !own->second->idle();
-  if (!own_busy && !line.rank_from_prefix && line.pid == 0) {
+  if (!own_busy && !line.rank_from_prefix && line.pid == 0 && !line.continues_record) {
     auto last = last_traceback_stream_.find(line.source);
     if (last != last_traceback_stream_.end() && last->second->accepts_continuation(line.text)) {
       return *last->second;
@@ -341,6 +425,7 @@ Assembler::Stream& Assembler::stream_for(const parse::Line& line) {
     finish();
     streams_.clear();
     last_traceback_stream_.clear();
+    last_stream_.clear();
   }
   auto& slot = streams_[key];
   slot = std::make_unique<Stream>(sink_);
@@ -350,6 +435,7 @@ Assembler::Stream& Assembler::stream_for(const parse::Line& line) {
 void Assembler::push(const parse::Line& line, uint64_t sequence) {
   Stream& stream = stream_for(line);
   stream.push(line, sequence);
+  last_stream_[line.source] = &stream;
   if (stream.in_traceback()) last_traceback_stream_[line.source] = &stream;
 }
 

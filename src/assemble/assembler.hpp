@@ -2,7 +2,10 @@
 // the rank, local rank and pid its lines carry), so a traceback whose lines are interleaved
 // with other ranks' lines comes out whole. A line with no prefix that looks like part of a
 // traceback joins the stream whose traceback the same source was last writing (SGLang and
-// NeMo prefix only the first line of a record).
+// NeMo prefix only the first line of a record). The tail of a hard-wrapped line
+// (Line::continues_previous) replaces its head in the event; a log error or NCCL WARN line that
+// may continue (Line::may_continue) is held until the next line of its stream, which may be a
+// NeMo record's continuation (Line::continues_record) to add to its message.
 //
 // Memory is bounded: each open event is capped (Event::kMaxLines), and so is the number of
 // streams. Events go to the sink as soon as they are complete; finish() flushes the rest.
@@ -39,6 +42,7 @@ class Assembler {
   Sink sink_;
   std::map<StreamKey, std::unique_ptr<Stream>> streams_;
   std::map<uint32_t, Stream*> last_traceback_stream_;  // by source
+  std::map<uint32_t, Stream*> last_stream_;            // by source: where its last line went
 };
 
 }  // namespace faultline::assemble

@@ -41,7 +41,8 @@ void report_rule_errors(const rules::RuleSet& rules, Output& out) {
 int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& out) {
   rules::Engine engine(rules);
   JobRunner runner(engine);
-  auto inputs = options.inputs.empty() ? ingest::InputList{{"-"}, {}} : ingest::expand_inputs(options.inputs);
+  auto inputs = options.inputs.empty() ? ingest::InputList{{"-"}, {}}
+                                       : ingest::expand_inputs(options.inputs, options.include, options.exclude);
   for (auto& skipped : inputs.skipped) runner.add_skipped(std::move(skipped));
   for (const auto& path : inputs.files) {
     if (path == "-" && out.in_is_terminal()) {
@@ -58,6 +59,10 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   for (const auto& skipped : report.skipped) out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
   for (const auto& source : report.sources) {
     if (!source.error.empty()) out.err("faultline: " + source.name + ": read stopped: " + source.error + "\n");
+    if (source.bad_lines) {
+      out.err("faultline: " + source.name + ":" + source.first_bad_line +
+              (source.bad_lines > 1 ? " (" + std::to_string(source.bad_lines - 1) + " more like it)" : "") + "\n");
+    }
   }
   switch (options.format) {
     case Format::kJson: out.out(report::render_json(report, true)); break;

@@ -18,6 +18,8 @@ struct Options {
   Command command = Command::kHelp;
   std::vector<std::string> inputs;  // files; for explain, the rule id; for check, rule files
   std::vector<std::string> rule_dirs;
+  std::vector<std::string> include;  // globs a file in a directory must match (any one)
+  std::vector<std::string> exclude;  // globs that leave a file or directory out
   Format format = Format::kText;
   Color color = Color::kAuto;
   bool quiet = false;

@@ -31,16 +31,20 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       screen = engine_.screen_block(reader.buffered());
     }
     parse::Line line = stages_->parser.parse(record, info.rank_hint);
-    if (line.rank >= 0) ranks_seen_.insert(line.rank);
-    if (!line.host.empty()) hosts_.insert(std::string(line.host));
-    uint64_t sequence = sequence_++;
-    engine_.match_line(line, sequence, screen, findings_);
-    stages_->assembler.push(line, sequence);
+    do {  // a line may hold several (a flattened paste, two ranks' bytes interleaved)
+      if (line.rank >= 0) ranks_seen_.insert(line.rank);
+      if (!line.host.empty()) hosts_.insert(std::string(line.host));
+      uint64_t sequence = sequence_++;
+      engine_.match_line(line, sequence, screen, findings_);
+      stages_->assembler.push(line, sequence);
+    } while (stages_->parser.next_piece(line));
   }
   info.format = reader.format() == "text" ? source.format() : reader.format();
   info.bytes = reader.bytes();
   info.lines = reader.lines();
   info.lines_cut = reader.lines_cut();
+  info.bad_lines = reader.bad_lines();
+  info.first_bad_line = reader.first_bad_line();
   if (reader.lines() == 0) {
     skipped_.push_back({info.name, reader.status() ? "empty file, nothing to analyse" : reader.status().message()});
     return;
@@ -58,7 +62,7 @@ void JobRunner::add_path(const std::string& path) {
 bool JobRunner::had_input_errors() const {
   if (!skipped_.empty()) return true;
   for (const auto& source : sources_) {
-    if (!source.error.empty()) return true;
+    if (!source.error.empty() || source.bad_lines) return true;
   }
   return false;
 }
@@ -83,8 +87,10 @@ std::vector<rules::Finding> findings_for_text(const rules::Engine& engine, std::
   auto hint = ingest::rank_from_path(name);
   while (reader.next(record)) {
     parse::Line line = parser.parse(record, hint);
-    engine.match_line(line, sequence, findings);
-    assembler.push(line, sequence++);
+    do {
+      engine.match_line(line, sequence, findings);
+      assembler.push(line, sequence++);
+    } while (parser.next_piece(line));
   }
   assembler.finish();
   return findings;

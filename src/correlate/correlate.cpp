@@ -133,7 +133,18 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
 InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members) {
   if (group.ranks.empty()) return {std::nullopt, "no line names the rank that reported it"};
   bool all_ranked = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->rank >= 0; });
-  bool other_processes = std::any_of(members.begin(), members.end(), [](const Finding* f) { return f->rank < 0 && f->pid != 0; });
+  // Reports with a pid but no rank may be other processes, or the named rank itself in a
+  // form whose pid the logs never mapped (NCCL's host:pid:tid lines echo "Last error:").
+  // They are other processes when their pid is not a named rank's, and either the named
+  // ranks' pids are known or there are several such pids.
+  std::set<int64_t> ranked_pids, unranked_pids;
+  for (const Finding* f : members) {
+    if (f->pid == 0) continue;
+    (f->rank >= 0 ? ranked_pids : unranked_pids).insert(f->pid);
+  }
+  size_t strangers = 0;
+  for (int64_t pid : unranked_pids) strangers += !ranked_pids.contains(pid);
+  bool other_processes = strangers >= 2 || (strangers == 1 && !ranked_pids.empty());
   if (group.ranks.size() == 1 && !other_processes) {
     // Reports that name neither a rank nor a process (a launcher echoing the error, an
     // unprefixed copy) cannot contradict the one rank that is named.

@@ -132,7 +132,30 @@ class DecompressingSource final : public ByteSource {
   uint64_t produced_ = 0;
 };
 
-std::string_view detect_compression(std::string_view head) {
+// Replays a prefix, then reads on from a source someone else owns.
+class ReplaySource final : public ByteSource {
+ public:
+  ReplaySource(std::string prefix, ByteSource& rest) : prefix_(std::move(prefix)), rest_(rest) {}
+  Result<size_t> read(std::span<char> buffer) override {
+    if (offset_ < prefix_.size()) {
+      size_t n = std::min(buffer.size(), prefix_.size() - offset_);
+      std::memcpy(buffer.data(), prefix_.data() + offset_, n);
+      offset_ += n;
+      return n;
+    }
+    return rest_.read(buffer);
+  }
+  std::string format() const override { return rest_.format(); }
+
+ private:
+  std::string prefix_;
+  ByteSource& rest_;
+  size_t offset_ = 0;
+};
+
+}  // namespace
+
+std::string_view compression_of(std::string_view head) {
   auto starts = [&](std::string_view magic) { return head.starts_with(magic); };
   if (starts("\x1f\x8b")) return "gzip";
   if (starts("\x28\xb5\x2f\xfd")) return "zstd";
@@ -141,10 +164,12 @@ std::string_view detect_compression(std::string_view head) {
   return {};
 }
 
-}  // namespace
-
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes) {
   return std::make_unique<MemorySource>(bytes);
+}
+
+std::unique_ptr<ByteSource> replay_source(std::string prefix, ByteSource& rest) {
+  return std::make_unique<ReplaySource>(std::move(prefix), rest);
 }
 
 Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw) {
@@ -157,7 +182,7 @@ Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw) {
     filled += *n;
   }
   head.resize(filled);
-  std::string_view compression = detect_compression(head);
+  std::string_view compression = compression_of(head);
   auto prefixed = std::make_unique<PrefixedSource>(std::move(raw), std::move(head));
   if (compression.empty()) return std::unique_ptr<ByteSource>(std::move(prefixed));
   auto decoder = std::make_unique<DecompressingSource>(std::move(prefixed), std::string(compression));
@@ -166,7 +191,13 @@ Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw) {
 }
 
 Result<std::unique_ptr<ByteSource>> open_path(const std::string& path) {
-  if (path == "-") return decode(std::make_unique<FileSource>(STDIN_FILENO, false));
+  auto raw = open_file(path);
+  if (!raw) return raw.status();
+  return decode(std::move(*raw));
+}
+
+Result<std::unique_ptr<ByteSource>> open_file(const std::string& path) {
+  if (path == "-") return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(STDIN_FILENO, false));
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::error(std::strerror(errno));
   struct stat info {};
@@ -175,7 +206,7 @@ Result<std::unique_ptr<ByteSource>> open_path(const std::string& path) {
     return Status::error("is a directory");
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return decode(std::make_unique<FileSource>(fd, true));
+  return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(fd, true));
 }
 
 }  // namespace faultline::ingest

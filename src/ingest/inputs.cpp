@@ -1,9 +1,13 @@
 #include "ingest/inputs.hpp"
 
+#include <fnmatch.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
 
+#include "ingest/archive_reader.hpp"
 #include "ingest/path_hints.hpp"
 
 namespace faultline::ingest {
@@ -11,7 +15,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void add_directory(const fs::path& root, InputList& out) {
+struct Globs {
+  const std::vector<std::string>& include;
+  const std::vector<std::string>& exclude;
+};
+
+// A glob with a '/' is matched against the whole relative path, one without against the name.
+bool matches_any(const std::vector<std::string>& globs, const std::string& relative, const std::string& file_name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) {
+    const std::string& subject = glob.find('/') == std::string::npos ? file_name : relative;
+    return ::fnmatch(glob.c_str(), subject.c_str(), 0) == 0;
+  });
+}
+
+void add_directory(const fs::path& root, const Globs& globs, InputList& out) {
   std::vector<std::string> found;
   std::error_code error;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, error);
@@ -25,14 +42,31 @@ void add_directory(const fs::path& root, InputList& out) {
       error.clear();
       continue;
     }
+    const fs::path& path = it->path();
+    std::string relative = path.lexically_relative(root).generic_string();
+    std::string file_name = path.filename().string();
     std::error_code status_error;
     auto status = it->status(status_error);
     if (status_error) {
-      out.skipped.push_back({it->path().string(), status_error.message()});
+      out.skipped.push_back({path.string(), status_error.message()});
     } else if (fs::is_regular_file(status)) {
-      found.push_back(it->path().string());
-    } else if (!fs::is_directory(status)) {
-      out.skipped.push_back({it->path().string(), "not a regular file"});
+      if (!globs.include.empty() && !matches_any(globs.include, relative, file_name)) continue;
+      if (matches_any(globs.exclude, relative, file_name)) continue;
+      found.push_back(path.string());
+    } else if (fs::is_directory(status)) {
+      if (it->is_symlink(status_error)) {  // not followed, so loops cannot occur
+        out.skipped.push_back({path.string(), "symbolic link to a directory, not followed"});
+        continue;
+      }
+      if (matches_any(globs.exclude, relative, file_name)) {
+        it.disable_recursion_pending();
+      } else if (::access(path.c_str(), R_OK | X_OK) != 0) {
+        // The iterator would skip it without a word (skip_permission_denied).
+        out.skipped.push_back({path.string(), "directory not readable"});
+        it.disable_recursion_pending();
+      }
+    } else {
+      out.skipped.push_back({path.string(), "not a regular file"});
     }
   }
   std::sort(found.begin(), found.end());
@@ -41,12 +75,16 @@ void add_directory(const fs::path& root, InputList& out) {
 
 }  // namespace
 
-InputList expand_inputs(const std::vector<std::string>& paths) {
+InputList expand_inputs(const std::vector<std::string>& paths) { return expand_inputs(paths, {}, {}); }
+
+InputList expand_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& include_globs,
+                        const std::vector<std::string>& exclude_globs) {
   InputList out;
+  Globs globs{include_globs, exclude_globs};
   for (const auto& path : paths) {
     std::error_code error;
     if (path != "-" && fs::is_directory(path, error)) {
-      add_directory(path, out);
+      add_directory(path, globs, out);
     } else {
       out.files.push_back(path);  // opening reports what is wrong with it, by name
     }
@@ -54,17 +92,17 @@ InputList expand_inputs(const std::vector<std::string>& paths) {
   return out;
 }
 
-void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip) {
+void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip,
+                     const ExpansionLimits& limits) {
   std::string name = path == "-" ? "<stdin>" : path;
-  auto source = open_path(path);
-  if (!source) {
-    skip({name, source.status().message()});
+  auto raw = open_file(path);
+  if (!raw) {
+    skip({name, raw.status().message()});
     return;
   }
-  SourceInfo info;
-  info.name = name;
-  if (path != "-") info.rank_hint = rank_from_path(path);
-  visit(std::move(info), **source);
+  std::optional<int> rank_hint;
+  if (path != "-") rank_hint = rank_from_path(path);
+  read_input(name, rank_hint, **raw, limits, visit, skip);
 }
 
 }  // namespace faultline::ingest

@@ -1,8 +1,11 @@
 // Inputs: turns the paths a user names into the list of sources of one job. A directory is
 // read recursively (regular files, sorted by path, symbolic links to directories not
 // followed, so loops cannot occur); whatever cannot be read is listed with its reason.
+// Archives (tar, compressed or not, and zip, recognised by their bytes) are read member by
+// member, streaming, without extracting anything to disk.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,12 +26,34 @@ struct InputList {
 };
 
 InputList expand_inputs(const std::vector<std::string>& paths);
+// The same, keeping only the files found in a directory whose path relative to that
+// directory matches one of `include_globs` (all of them when empty) and none of
+// `exclude_globs` (fnmatch; a glob without '/' is matched against the file name alone, so
+// '*.log' finds logs at any depth). A directory matching an exclude glob is not entered.
+// Files named directly are always kept.
+InputList expand_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& include_globs,
+                        const std::vector<std::string>& exclude_globs);
 
-// Every source one input path holds: the file itself (decompressed), or each member of an
-// archive, named "run.tar.zst:attempt_0/3/stderr.log", with its rank hint from the path.
-// A source that cannot be opened goes to `skip` with its reason; "-" is stdin.
+// What reading an archive or a compressed stream may expand to, against decompression bombs.
+// Over a limit, the member being read stops with an error naming the limit; over the total,
+// the rest of the input is skipped too.
+struct ExpansionLimits {
+  uint64_t max_total_bytes = uint64_t{16} << 30;  // all members of one input, decompressed
+  uint64_t max_ratio = 1000;                      // decompressed bytes per compressed byte
+  uint64_t ratio_grace_bytes = uint64_t{1} << 20; // the ratio is checked only past this
+};
+
+// Every source one input path holds, in order: the file itself (decompressed), or each regular
+// member of an archive, named "run.tar.zst:attempt_0/3/stderr.log", with its rank hint from
+// the member's path. A member that is itself an archive is read too, one level deep
+// ("outer.tar:inner.tar.gz:3/stderr.log"); a compressed member is decompressed. `visit` is
+// called once per source, synchronously; the source is valid only during that call. A read
+// error or a limit shows as the source's read error (the caller names the source); what was
+// read before it counts. Whatever is not read goes to `skip` with its reason ("-" is stdin):
+// a file that cannot be opened, links and special members, a damaged archive header.
 using SourceVisitor = std::function<void(SourceInfo info, ByteSource& source)>;
 using SkipVisitor = std::function<void(Skipped skipped)>;
-void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip);
+void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip,
+                     const ExpansionLimits& limits = {});
 
 }  // namespace faultline::ingest

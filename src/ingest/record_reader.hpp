@@ -26,8 +26,14 @@ class RecordReader {
   virtual uint64_t bytes() const = 0;
   virtual uint64_t lines() const = 0;
   virtual uint64_t lines_cut() const = 0;
-  // "text", or the envelope: "docker-json", "cri", "journald", "jsonl".
+  // "text", or the envelope: "docker-json", "cri", "journald", "jsonl", "torchelastic-error".
   virtual std::string format() const = 0;
+
+  // Envelope records that did not decode (a damaged JSON line in a docker log), skipped and
+  // counted, and the first of them as "<record number>: <reason>", e.g. "17: not valid JSON,
+  // line skipped", for the caller to print after the source's name. 0 and "" for plain text.
+  virtual uint64_t bad_lines() const { return 0; }
+  virtual std::string first_bad_line() const { return {}; }
 
   // Raw bytes that every Record since the last change of refills() is a substring of, for
   // block screening (rules::Engine::screen_block). Readers that decode their records cannot
@@ -36,7 +42,13 @@ class RecordReader {
   virtual uint64_t refills() const { return 0; }
 };
 
-// The reader for whatever `source` holds.
+// The reader for whatever `source` holds, chosen from its first non-empty line (never from a
+// file name): a JSON object with "log" and "stream" is docker json-file; one with MESSAGE or
+// __REALTIME_TIMESTAMP journald; {"message": {...}} or {"message": "...", "timestamp": ...} a
+// torchelastic error.json; one with "message", "msg" or "log" JSON lines; a line like
+// `2020-12-07T15:32:38.994574754Z stdout P text` CRI; anything else plain text (LineReader).
+// Reads ahead up to kSniffBytes to find that line. `source` must outlive the reader.
 std::unique_ptr<RecordReader> open_records(ByteSource& source, uint32_t source_index);
+inline constexpr size_t kSniffBytes = size_t{1} << 20;
 
 }  // namespace faultline::ingest

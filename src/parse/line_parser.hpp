@@ -1,10 +1,19 @@
 // LineParser: Record ─▶ Line. Recognises, in any nesting order, the launcher prefixes
-// (torchrun `[rank3]:` and `[default3]:`, srun --label `3: `, Open MPI `[1,3]<stderr>:`,
-// MPICH `[3] `, Ray/vLLM `(Name pid=N, ip=H)`, SGLang `[date TP3]`), leading ISO-8601
-// timestamps, and the log headers after them (c10 `[E1129 10:22:33.123456789 file:1]`,
-// glog `E1129 10:22:33.123456 1 file:1]`, vLLM `ERROR 11-29 10:22:33 [file.py:1]`, Python
-// logging `2026-11-29 10:22:33,123 - name - ERROR -`, DeepSpeed `[date] [ERROR] [f:1:g]`).
-// Everything is hand-parsed: this runs on every line, so no regular expressions.
+// (torchrun `[rank3]:` and `[default3]:`, srun --label `3: `, Open MPI `[1,3]<stderr>:` and
+// PRRTE `[prterun-h@1,3]<stdout>: `, MPICH `[3] `, pdsh `host: `, Ray/vLLM `(Name pid=N, ip=H)`
+// and `(raylet)`, SGLang `[date TP3]`, Lightning `[rank: 1]`, kubectl `[pod/name/container] `,
+// docker compose `service-1  | `, TorchX `role/0 `), leading ISO-8601 and ctime timestamps, and
+// the log headers after them (c10 `[E1129 10:22:33.123456789 file:1]`, glog `E1129 10:22:33.123456
+// 1 file:1]`, vLLM `ERROR 11-29 10:22:33 [file.py:1]`, Python logging `2026-11-29 10:22:33,123 -
+// name - ERROR -`, DeepSpeed `[date] [ERROR] [f:1:g]`, NeMo `[NeMo E date file:1]` with its
+// 4-space continuation lines). NCCL's `host:pid:tid [dev] ` gives the host and pid (and stays in
+// the text). Everything is hand-parsed: this runs on every line, so no regular expressions and
+// no allocation on the common path.
+//
+// Ranks that no prefix names come from the pid (see pid_ranks.hpp). Paste damage is repaired
+// (see paste_repair.hpp): Markdown quotes and fences, viewer line numbers `[80746] `, messages
+// glued to a progress bar, terminal hard-wraps (the tail line comes out whole, with
+// Line::continues_previous), and several lines flattened into one (split into pieces).
 //
 // A line without a timestamp of its own takes the last one seen for its rank in its source
 // (Line::time_inherited), so a traceback printed after a logger's ERROR line is ordered by it.
@@ -17,13 +26,18 @@
 
 #include "ingest/record.hpp"
 #include "parse/line.hpp"
+#include "parse/pid_ranks.hpp"
 
 namespace faultline::parse {
 
 class LineParser {
  public:
-  // `rank_hint` is the rank the file's path names, used when a line names none.
+  // `rank_hint` is the rank the file's path names, used when a line names none. Returns the
+  // record's first line; when the record held several (a flattened log), next_piece gives the
+  // others. The record's text must stay valid until then.
   Line parse(const ingest::Record& record, std::optional<int> rank_hint);
+  // The record's next line, if parse found it held several. Call until it returns false.
+  bool next_piece(Line& line);
 
  private:
   struct LastTime {
@@ -32,9 +46,60 @@ class LineParser {
     int local_rank;
     Timestamp time;
   };
+  // The last line of a source while it may be the head of a hard-wrapped line.
+  struct WrapHead {
+    bool open = false;
+    uint32_t source = 0;
+    uint64_t number = 0;
+    size_t width = 0;
+    bool had_prefix = false;
+    bool width_seen_before = false;  // an earlier line was exactly as wide: the terminal's width
+    std::string text;
+    std::string display;
+    std::string host;
+    Line line;  // rank, pid, time, severity (its views are not used)
+  };
+  // A NeMo record whose 4-space continuation lines may follow, or an SGLang traceback record
+  // whose unprefixed lines may follow.
+  struct OpenRecord {
+    bool open = false;
+    bool traceback = false;
+    uint32_t source = 0;
+    int rank = -1;
+    int local_rank = -1;
+    bool rank_from_prefix = false;
+    char severity = 0;
+  };
+
+  Line parse_piece(std::string_view text, bool is_piece);
+  bool mend_wrap(Line& line, std::string_view piece, std::string_view rest, bool took_prefix);
+  void remember_wrap_head(const Line& line, size_t width, bool took_prefix);
+  void continue_record(Line& line, std::string_view& rest, bool record_header, bool rank_prefix);
+  void note_line_number(int64_t number, bool is_line_number);
+  void remember_host(std::string_view host);
   void carry_time(Line& line);
 
-  std::string scratch_;
+  ingest::Record record_;
+  std::optional<int> rank_hint_;
+  std::string scratch_;                     // the record without ANSI escapes
+  std::string unescaped_;                   // a flattened record with its "\n" unescaped
+  std::vector<std::string_view> pieces_;    // the lines a flattened record holds
+  size_t next_piece_ = 0;
+  bool pieces_unescaped_ = false;
+  std::vector<std::string> known_hosts_;    // pdsh hosts and TorchX roles seen as prefixes
+  PidRanks pid_ranks_;
+  // Viewer line numbers: a source whose leading "[N] " counts up with its lines.
+  uint32_t numbered_source_ = 0;
+  int64_t numbered_offset_ = 0;
+  int numbered_streak_ = 0;
+  bool line_numbered_ = false;
+  // Hard wraps: the longest line of the current source so far, and the open head.
+  uint32_t longest_source_ = 0;
+  size_t longest_ = 0;
+  WrapHead wrap_;
+  std::string joined_text_;
+  std::string joined_display_;
+  OpenRecord record_open_;
   std::vector<LastTime> last_times_;  // few entries: one per rank and source
   size_t last_hit_ = 0;
 };

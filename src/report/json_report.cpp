@@ -107,6 +107,7 @@ void write_inputs(JsonWriter& json, const RunReport& report) {
     json.key("format").string(source.format);
     if (source.rank_hint) json.key("rank_hint").number(int64_t{*source.rank_hint});
     if (source.lines_cut) json.key("lines_cut").number(static_cast<int64_t>(source.lines_cut));
+    if (source.bad_lines) json.key("bad_lines").number(static_cast<int64_t>(source.bad_lines));
     if (!source.error.empty()) json.key("error").string(source.error);
     json.end_object();
   }

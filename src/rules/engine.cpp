@@ -210,6 +210,9 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, std::vector<
 
 void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockScreen& screen,
                         std::vector<Finding>& out) const {
+  // A line the parser mended (a hard wrap, a glued progress bar) is not a substring of the
+  // block: the screen cannot speak for it.
+  if (line.text_rebuilt && !screen.all) return match_line(line, sequence, BlockScreen{}, out);
   if (line.text.empty() || (!screen.all && screen.rules.empty())) return;
   std::vector<const Rule*> flagged;
   if (screen.all) {

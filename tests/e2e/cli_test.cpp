@@ -343,3 +343,54 @@ TEST_CASE("json and jsonl reports follow docs/report.schema.json") {
   INFO(output);
   CHECK(status == 0);
 }
+
+TEST_CASE("rules test --corpus scores the rules and reports a match on the wrong line") {
+  Scratch scratch;
+  scratch.write("corpus/a-right/log.txt", kHeadsLog);
+  scratch.write("corpus/a-right/expected.yaml", "cause: tp.heads_not_divisible\ninitiating_rank: 3\nevidence: [\"log.txt:6\"]\n");
+  scratch.write("corpus/b-wrong-line/log.txt", kHeadsLog);
+  scratch.write("corpus/b-wrong-line/expected.yaml", "cause: tp.heads_not_divisible\nevidence: [\"log.txt:2\"]\n");
+  scratch.write("corpus/c-healthy/log.txt", "[rank0]: step 1 | loss 2.0\n");
+  scratch.write("corpus/c-healthy/expected.yaml", "cause: negative\n");
+  RunResult run = run_faultline({"rules", "test", "--corpus", scratch.path("corpus")});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("top cause right: 3/3 (100%)") != std::string::npos);
+  CHECK(run.out.find("initiating rank right: 1/1") != std::string::npos);
+  CHECK(run.out.find("b-wrong-line") != std::string::npos);
+  CHECK(run.out.find("(evidence on another line)") != std::string::npos);
+  CHECK(run.out.find("a-right") == std::string::npos);  // only misses are listed by name
+  size_t row = run.out.rfind("\n  tp.heads_not_divisible.vllm ") + 1;  // the corpus table, after the examples
+  REQUIRE(row != 0);
+  std::string line = run.out.substr(row, run.out.find('\n', row) - row);
+  CHECK(line.find(" 2      100%") != std::string::npos);  // fired on both, always right
+  CHECK(line.substr(line.size() - 1) == "1");            // one wrong-line match
+}
+
+TEST_CASE("a bad line in a docker json-file log is named by file and line, and the rest is read") {
+  Scratch scratch;
+  std::string log = scratch.write(
+      "container.json",
+      "{\"log\":\"[rank0]: step 1\\n\",\"stream\":\"stderr\",\"time\":\"2026-11-29T10:00:00Z\"}\n"
+      "{broken\n"
+      "{\"log\":\"[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel "
+      "size (6).\\n\",\"stream\":\"stderr\",\"time\":\"2026-11-29T10:00:01Z\"}\n");
+  RunResult run = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "faultline: " + log + ":2: not valid JSON, line skipped\n");
+  Outcome outcome = outcome_from_report(run.out);
+  CHECK(outcome.cause == "tp.heads_not_divisible");
+  CHECK(outcome.initiating_rank == 3);
+  CHECK(run.out.find("\"format\": \"docker-json\"") != std::string::npos);
+  CHECK(run.out.find("\"bad_lines\": 1") != std::string::npos);
+}
+
+TEST_CASE("--include and --exclude choose the files of a directory") {
+  Scratch scratch;
+  scratch.write("job/rank3.log", kHeadsLog);
+  scratch.write("job/notes.txt", "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (8).\n");
+  RunResult included = run_faultline({"diagnose", "--format", "json", "--include", "*.log", scratch.path("job")});
+  CHECK(included.out.find("notes.txt") == std::string::npos);
+  CHECK(outcome_from_report(included.out).cause == "tp.heads_not_divisible");
+  RunResult excluded = run_faultline({"diagnose", "--format", "json", "--exclude", "*.log", scratch.path("job")});
+  CHECK(excluded.out.find("rank3.log") == std::string::npos);
+}

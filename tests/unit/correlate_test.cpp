@@ -212,14 +212,34 @@ TEST_CASE("an unranked copy with no pid does not contradict the one named rank")
   CHECK(analysis.diagnosis->reasons.at(1) == "only rank 4 reported it (other copies name no rank)");
 }
 
-TEST_CASE("a process named only by pid counts as another reporter") {
-  auto other = finding(heads_rule(), -1, 0);
-  other.pid = 4823;
-  auto analysis = run({other, finding(heads_rule(), 4, 1)});
+TEST_CASE("processes named only by pid count as other reporters when there are several") {
+  auto first = finding(heads_rule(), -1, 0);
+  first.pid = 4823;
+  auto second = finding(heads_rule(), -1, 1);
+  second.pid = 4824;
+  auto analysis = run({first, second, finding(heads_rule(), 4, 2)});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
   CHECK(analysis.diagnosis->reasons.at(1) ==
         "rank(s) 4 and processes with no rank all reported it and no timestamps order them");
+}
+
+TEST_CASE("one unmapped pid beside a named rank of unknown pid is taken as that rank's echo") {
+  auto echo = finding(heads_rule(), -1, 0);
+  echo.pid = 77301;
+  auto analysis = run({echo, finding(heads_rule(), 9, 1)});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(9));
+}
+
+TEST_CASE("an unranked pid that differs from the named rank's pid is another reporter") {
+  auto other = finding(heads_rule(), -1, 0);
+  other.pid = 4823;
+  auto named = finding(heads_rule(), 4, 1);
+  named.pid = 5000;
+  auto analysis = run({other, named});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
 }
 
 TEST_CASE("other root-cause groups lower the confidence and are counted") {
