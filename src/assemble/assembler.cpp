@@ -120,6 +120,9 @@ struct Assembler::Stream {
     return state_ != State::kIdle && state_ != State::kTerminate && state_ != State::kHeld;
   }
 
+  // Inside a traceback's frames: its exception line has not come yet.
+  bool cut_off() const { return state_ == State::kFrames; }
+
   void push(const parse::Line& line, uint64_t sequence) {
     if (line.continues_previous && mend(line)) return;
     string_view text = line.text;
@@ -441,6 +444,13 @@ void Assembler::push(const parse::Line& line, uint64_t sequence) {
 
 void Assembler::finish() {
   for (auto& [key, stream] : streams_) stream->finish();
+}
+
+bool Assembler::has_open_event(uint32_t source) const {
+  for (const auto& [key, stream] : streams_) {
+    if (std::get<0>(key) == source && stream->cut_off()) return true;
+  }
+  return false;
 }
 
 }  // namespace faultline::assemble

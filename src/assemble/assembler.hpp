@@ -32,6 +32,9 @@ class Assembler {
   // `sequence` orders lines across all sources of the job.
   void push(const parse::Line& line, uint64_t sequence);
   void finish();
+  // Whether a traceback of `source` is still waiting for its exception line: read at the end
+  // of a source, it says the log was cut in the middle of an error.
+  bool has_open_event(uint32_t source) const;
 
  private:
   struct Stream;

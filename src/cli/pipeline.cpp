@@ -50,6 +50,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     return;
   }
   if (!reader.status()) info.error = reader.status().message();
+  if (stages_->assembler.has_open_event(index)) truncated_.push_back(info.name);
   sources_.push_back(std::move(info));
 }
 
@@ -72,6 +73,7 @@ correlate::JobAnalysis JobRunner::finish(std::string job_name) {
   correlate::JobShape shape;
   shape.ranks_seen.assign(ranks_seen_.begin(), ranks_seen_.end());
   shape.hosts.assign(hosts_.begin(), hosts_.end());
+  shape.truncated_sources = truncated_;
   return correlate::correlate(std::move(job_name), std::move(shape), std::move(findings_));
 }
 

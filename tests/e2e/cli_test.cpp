@@ -394,3 +394,17 @@ TEST_CASE("--include and --exclude choose the files of a directory") {
   RunResult excluded = run_faultline({"diagnose", "--format", "json", "--exclude", "*.log", scratch.path("job")});
   CHECK(excluded.out.find("rank3.log") == std::string::npos);
 }
+
+TEST_CASE("a log cut inside a traceback is reported as truncated") {
+  Scratch scratch;
+  std::string log = scratch.write("cut.log",
+                                  "[rank0]: Traceback (most recent call last):\n"
+                                  "[rank0]:   File \"/app/train.py\", line 3, in <module>\n"
+                                  "[rank1]: ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).\n"
+                                  "[rank0]:     main()\n");
+  RunResult run = run_faultline({"diagnose", "--color", "never", log});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find(log + " ends inside an error: the log may be cut") != std::string::npos);
+  RunResult json = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(json.out.find("\"truncated_sources\": [\n          \"" + log + "\"") != std::string::npos);
+}
