@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -63,6 +64,8 @@ bool is_exception_line(string_view text, bool strict) {
   if (rest.front() != ':' || (rest.size() > 1 && rest[1] != ' ')) return false;
   return !strict || has_exception_suffix(name);
 }
+
+bool has_byte(string_view text, char byte) { return std::memchr(text.data(), byte, text.size()) != nullptr; }
 
 // TGI's shard manager ends a shard's error with a line " rank=N".
 std::optional<int> launcher_rank_suffix(string_view text) {
@@ -233,7 +236,7 @@ struct Assembler::Stream {
       pending_rank_ = *rank;
       return;
     }
-    if (find_text(text, kTracebackHeader) != string_view::npos) {
+    if (trim_right(text).ends_with(kTracebackHeader)) {  // the header always ends its line
       begin(line, sequence, EventKind::kTraceback);
       state_ = State::kFrames;
     } else if (is_frame_line(text)) {
@@ -252,7 +255,8 @@ struct Assembler::Stream {
       event_.exception_type = std::string(type.substr(0, type.find('\'')));
       event_.message = event_.exception_type;
       state_ = State::kTerminate;
-    } else if (size_t warn = find_text(text, " NCCL WARN "); warn != string_view::npos) {
+    } else if (size_t warn = has_byte(text, 'W') ? find_text(text, " NCCL WARN ") : string_view::npos;
+               warn != string_view::npos) {
       begin(line, sequence, EventKind::kNcclWarn);
       set_single_message(text);
       hold_or_emit(line);

@@ -191,8 +191,8 @@ bool continues_traceback(string_view text) {
 // "[date TP3] Scheduler hit an exception: Traceback (most recent call last):" then the
 // traceback's lines with no prefix at all. Either way the record's lines carry its rank.
 void LineParser::continue_record(Line& line, string_view& rest, bool record_header, bool rank_prefix) {
-  if (record_header || (rank_prefix &&
-                        find_text(rest, "Traceback (most recent call last):") != string_view::npos)) {
+  // A traceback header always ends its line, so a suffix test is enough (and costs nothing).
+  if (record_header || (rank_prefix && trim_right(rest).ends_with("Traceback (most recent call last):"))) {
     record_open_ = {true, !record_header, line.source, line.rank, line.local_rank, line.rank_from_prefix,
                     line.severity};
     return;

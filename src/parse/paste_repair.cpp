@@ -1,5 +1,7 @@
 #include "parse/paste_repair.hpp"
 
+#include <cstring>
+
 #include "base/text.hpp"
 #include "parse/prefix_scanner.hpp"
 
@@ -117,7 +119,9 @@ string_view strip_markdown_bold(string_view text) {
 bool split_flattened(string_view text, std::string& buffer, std::vector<string_view>& pieces) {
   pieces.clear();
   if (text.size() < 16) return false;
-  if (find_text(text, "\\n") != string_view::npos && count_text(text, "\\n", 3) >= 3 &&
+  // Cheap byte checks first: this runs on every line.
+  bool has_backslash = std::memchr(text.data(), '\\', text.size()) != nullptr;
+  if (has_backslash && find_text(text, "\\n") != string_view::npos && count_text(text, "\\n", 3) >= 3 &&
       (find_text(text, "Traceback (most recent call last):") != string_view::npos ||
        find_text(text, "File \\\"") != string_view::npos || find_text(text, "[rank") != string_view::npos)) {
     split_escaped(text, buffer, pieces);
@@ -127,6 +131,7 @@ bool split_flattened(string_view text, std::string& buffer, std::vector<string_v
     split_before(text, "[rank", [&](size_t at) { return rank_prefix_at(text, at); }, pieces);
     if (!pieces.empty()) return false;
   }
+  if (std::memchr(text.data(), '\'', text.size()) == nullptr) return false;  // kTerminate ends in a quote
   if (size_t first = find_text(text, kTerminate); first != string_view::npos) {
     string_view from_first = text.substr(first);
     split_before(from_first, kTerminate, [](size_t) { return true; }, pieces);
@@ -136,6 +141,8 @@ bool split_flattened(string_view text, std::string& buffer, std::vector<string_v
 }
 
 size_t find_glued_start(string_view text) {
+  // Progress bars (tqdm, Lightning) print a percentage: no '%', no bar.
+  if (std::memchr(text.data(), '%', text.size()) == nullptr) return string_view::npos;
   if (find_text(text, "it/s") == string_view::npos && find_text(text, "s/it") == string_view::npos &&
       find_text(text, "%|") == string_view::npos) {
     return string_view::npos;

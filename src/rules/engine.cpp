@@ -58,7 +58,8 @@ std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text) {
   re2::StringPiece input(text.data(), text.size());
   for (const auto& pattern : rule.match) {
     const RE2& regex = *pattern.regex;
-    std::vector<re2::StringPiece> groups(static_cast<size_t>(regex.NumberOfCapturingGroups()) + 1);
+    thread_local std::vector<re2::StringPiece> groups;
+    groups.assign(static_cast<size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
     if (!regex.Match(input, 0, input.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()))) {
       continue;
     }
@@ -214,16 +215,22 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockS
   // block: the screen cannot speak for it.
   if (line.text_rebuilt && !screen.all) return match_line(line, sequence, BlockScreen{}, out);
   if (line.text.empty() || (!screen.all && screen.rules.empty())) return;
-  std::vector<const Rule*> flagged;
-  if (screen.all) {
-    if (!line_screen_->line_compiled) return;
-    std::vector<int> hits;
-    if (!line_screen_->line_set.Match(re2::StringPiece(line.text.data(), line.text.size()), &hits)) return;
-    for (int hit : hits) flagged.push_back(line_screen_->rule_of_line_pattern[static_cast<size_t>(hit)]);
-    std::sort(flagged.begin(), flagged.end());
-    flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
+  // One RE2::Set pass over the line says which line rules match it at all; only those run
+  // their full pattern for captures. When the block screen named candidates, keep only those.
+  if (!line_screen_->line_compiled) return;
+  thread_local std::vector<int> hits;
+  thread_local std::vector<const Rule*> flagged;
+  hits.clear();
+  flagged.clear();
+  if (!line_screen_->line_set.Match(re2::StringPiece(line.text.data(), line.text.size()), &hits)) return;
+  for (int hit : hits) {
+    const Rule* rule = line_screen_->rule_of_line_pattern[static_cast<size_t>(hit)];
+    if (!screen.all && !std::binary_search(screen.rules.begin(), screen.rules.end(), rule)) continue;
+    flagged.push_back(rule);
   }
-  for (const Rule* rule : screen.all ? flagged : screen.rules) {
+  std::sort(flagged.begin(), flagged.end());
+  flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
+  for (const Rule* rule : flagged) {
     auto match = match_rule(*rule, line.text);
     if (!match) continue;
     std::string matched(match->text);
