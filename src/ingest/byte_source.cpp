@@ -49,11 +49,13 @@ class MemorySource final : public ByteSource {
   std::string_view bytes_;
 };
 
-// Replays bytes already read from `inner` (to sniff its format), then reads on.
-class PrefixedSource final : public ByteSource {
+// Replays bytes already read (to sniff the format), then reads on from the rest, which it
+// owns when it is given ownership and otherwise only borrows.
+class ReplaySource final : public ByteSource {
  public:
-  PrefixedSource(std::unique_ptr<ByteSource> inner, std::string prefix)
-      : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
+  ReplaySource(std::string prefix, ByteSource& rest) : prefix_(std::move(prefix)), rest_(rest) {}
+  ReplaySource(std::string prefix, std::unique_ptr<ByteSource> owned)
+      : prefix_(std::move(prefix)), owned_(std::move(owned)), rest_(*owned_) {}
   Result<size_t> read(std::span<char> buffer) override {
     if (offset_ < prefix_.size()) {
       size_t n = std::min(buffer.size(), prefix_.size() - offset_);
@@ -61,17 +63,19 @@ class PrefixedSource final : public ByteSource {
       offset_ += n;
       return n;
     }
-    return inner_->read(buffer);
+    return rest_.read(buffer);
   }
+  std::string format() const override { return rest_.format(); }
 
  private:
-  std::unique_ptr<ByteSource> inner_;
   std::string prefix_;
+  std::unique_ptr<ByteSource> owned_;
+  ByteSource& rest_;
   size_t offset_ = 0;
 };
 
 // Decodes a compressed stream with libarchive's filters ("raw" format: one stream, no
-// archive structure). Reads its input through a PrefixedSource.
+// archive structure). Reads its input through a ReplaySource.
 class DecompressingSource final : public ByteSource {
  public:
   DecompressingSource(std::unique_ptr<ByteSource> inner, std::string format)
@@ -132,27 +136,6 @@ class DecompressingSource final : public ByteSource {
   uint64_t produced_ = 0;
 };
 
-// Replays a prefix, then reads on from a source someone else owns.
-class ReplaySource final : public ByteSource {
- public:
-  ReplaySource(std::string prefix, ByteSource& rest) : prefix_(std::move(prefix)), rest_(rest) {}
-  Result<size_t> read(std::span<char> buffer) override {
-    if (offset_ < prefix_.size()) {
-      size_t n = std::min(buffer.size(), prefix_.size() - offset_);
-      std::memcpy(buffer.data(), prefix_.data() + offset_, n);
-      offset_ += n;
-      return n;
-    }
-    return rest_.read(buffer);
-  }
-  std::string format() const override { return rest_.format(); }
-
- private:
-  std::string prefix_;
-  ByteSource& rest_;
-  size_t offset_ = 0;
-};
-
 }  // namespace
 
 std::string_view compression_of(std::string_view head) {
@@ -183,7 +166,7 @@ Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw) {
   }
   head.resize(filled);
   std::string_view compression = compression_of(head);
-  auto prefixed = std::make_unique<PrefixedSource>(std::move(raw), std::move(head));
+  auto prefixed = std::make_unique<ReplaySource>(std::move(head), std::move(raw));
   if (compression.empty()) return std::unique_ptr<ByteSource>(std::move(prefixed));
   auto decoder = std::make_unique<DecompressingSource>(std::move(prefixed), std::string(compression));
   if (Status status = decoder->open(); !status) return status;
