@@ -256,6 +256,25 @@ std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vecto
   return story;
 }
 
+// Last resorts when the failure's lines name no rank: a job whose logs show one rank only,
+// or a launcher's local rank on a job with no more than one host (local is global there).
+// Each says what it rests on.
+void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen, const JobShape& shape) {
+  if (!chosen.ranks.empty()) return;
+  if (shape.ranks_seen.size() == 1) {
+    diagnosis.initiating_rank = shape.ranks_seen.front();
+    diagnosis.reasons.back() = "the error names no rank, and rank " + std::to_string(shape.ranks_seen.front()) +
+                               " is the only rank in these logs";
+    return;
+  }
+  auto local_rank = int_fact(chosen.facts, "local_rank");
+  if (local_rank && shape.hosts.size() <= 1 && shape.ranks_seen.empty()) {
+    diagnosis.initiating_rank = static_cast<int>(*local_rank);
+    diagnosis.reasons.back() = "the launcher names local rank " + std::to_string(*local_rank) +
+                               ", and the logs show one node at most, where local and global ranks agree";
+  }
+}
+
 Coverage measure_coverage(const JobShape& shape, const std::vector<Finding>& findings) {
   Coverage coverage;
   for (const auto& finding : findings) {
@@ -318,6 +337,7 @@ JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> find
       analysis.diagnosis->confidence = std::min(1.0, analysis.diagnosis->confidence + 0.05);
     }
   }
+  if (!analysis.diagnosis->initiating_rank) name_rank_from_job(*analysis.diagnosis, chosen, analysis.shape);
   for (auto& group : symptom_groups) {
     if (!root_groups.empty()) group.collateral_of = analysis.diagnosis->cause;
   }

@@ -296,3 +296,13 @@ TEST_CASE("hosts of a group are sorted and unique") {
   REQUIRE(analysis.findings.size() == 1);
   CHECK(analysis.findings[0].hosts == std::vector<std::string>{"node1", "node2"});
 }
+
+TEST_CASE("an error with no rank in a log of one rank is that rank's") {
+  faultline::correlate::JobShape shape;
+  shape.ranks_seen = {0};
+  std::vector<faultline::rules::Finding> findings = {finding(heads_rule(), -1, 0)};
+  auto analysis = faultline::correlate::correlate("job", shape, findings);
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(0));
+  CHECK(analysis.diagnosis->reasons.at(1) == "the error names no rank, and rank 0 is the only rank in these logs");
+}
