@@ -51,8 +51,12 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
     runner.add_path(path);
   }
   std::string job_name = options.inputs.empty() ? "<stdin>" : join(options.inputs, " ");
+  std::vector<ingest::Skipped> baseline_skipped;
+  std::set<std::string> baseline;
+  if (!options.baseline.empty()) baseline = baseline_fingerprints(engine, options.baseline, baseline_skipped);
+  for (auto& skipped : baseline_skipped) runner.add_skipped(std::move(skipped));
   report::RunReport report;
-  report.jobs.push_back(runner.finish(job_name));
+  report.jobs.push_back(runner.finish(job_name, baseline));
   report.sources = runner.sources();
   report.skipped = runner.skipped();
 

@@ -26,6 +26,7 @@ Options:
   --rules DIR         load more rule packs; a rule with a shipped id replaces it (repeatable)
   --include GLOB      in directories, read only files matching one of these (repeatable)
   --exclude GLOB      in directories, leave out files and folders matching these (repeatable)
+  --baseline LOG      a healthy run of the same job: what it shows too is not the diagnosis
   --format FORMAT     text (default), json, jsonl, markdown, html, sarif (diagnose); text, json (preflight)
   --color WHEN        auto (default), always, never
   -q, --quiet         print the diagnosis and its evidence only
@@ -90,6 +91,7 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("rules", po::value<std::vector<std::string>>(&options.rule_dirs))
       ("include", po::value<std::vector<std::string>>(&options.include))
       ("exclude", po::value<std::vector<std::string>>(&options.exclude))
+      ("baseline", po::value<std::vector<std::string>>(&options.baseline))
       ("format", po::value<std::string>(&format))
       ("color", po::value<std::string>(&color))
       ("quiet,q", po::bool_switch(&options.quiet))

@@ -20,6 +20,7 @@ struct Options {
   std::vector<std::string> rule_dirs;
   std::vector<std::string> include;  // globs a file in a directory must match (any one)
   std::vector<std::string> exclude;  // globs that leave a file or directory out
+  std::vector<std::string> baseline;  // logs of a healthy run of the same job
   Format format = Format::kText;
   Color color = Color::kAuto;
   bool quiet = false;

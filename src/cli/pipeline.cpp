@@ -68,13 +68,23 @@ bool JobRunner::had_input_errors() const {
   return false;
 }
 
-correlate::JobAnalysis JobRunner::finish(std::string job_name) {
+correlate::JobAnalysis JobRunner::finish(std::string job_name, const std::set<std::string>& baseline) {
   stages_->assembler.finish();
   correlate::JobShape shape;
   shape.ranks_seen.assign(ranks_seen_.begin(), ranks_seen_.end());
   shape.hosts.assign(hosts_.begin(), hosts_.end());
   shape.truncated_sources = truncated_;
-  return correlate::correlate(std::move(job_name), std::move(shape), std::move(findings_));
+  return correlate::correlate(std::move(job_name), std::move(shape), std::move(findings_), baseline);
+}
+
+std::set<std::string> baseline_fingerprints(const rules::Engine& engine, const std::vector<std::string>& paths,
+                                            std::vector<ingest::Skipped>& skipped) {
+  JobRunner runner(engine);
+  for (const auto& path : ingest::expand_inputs(paths).files) runner.add_path(path);
+  for (const auto& item : runner.skipped()) skipped.push_back({"baseline " + item.source, item.reason});
+  std::set<std::string> prints;
+  for (const auto& group : runner.finish("baseline").findings) prints.insert(group.fingerprint);
+  return prints;
 }
 
 std::vector<rules::Finding> findings_for_text(const rules::Engine& engine, std::string_view text,

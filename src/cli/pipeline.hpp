@@ -29,7 +29,8 @@ class JobRunner {
   void add_path(const std::string& path);
   void add_skipped(ingest::Skipped skipped) { skipped_.push_back(std::move(skipped)); }
 
-  correlate::JobAnalysis finish(std::string job_name);
+  // `baseline`: fingerprints of a healthy run's findings (baseline_fingerprints()).
+  correlate::JobAnalysis finish(std::string job_name, const std::set<std::string>& baseline = {});
 
   const std::vector<ingest::SourceInfo>& sources() const { return sources_; }
   const std::vector<ingest::Skipped>& skipped() const { return skipped_; }
@@ -48,6 +49,10 @@ class JobRunner {
   std::vector<std::string> truncated_;  // sources that end inside an error
   uint64_t sequence_ = 0;
 };
+
+// The fingerprints of every finding in a healthy run (`--baseline`); errors go to `skipped`.
+std::set<std::string> baseline_fingerprints(const rules::Engine& engine, const std::vector<std::string>& paths,
+                                            std::vector<ingest::Skipped>& skipped);
 
 // Runs the whole pipeline over text held in memory, as one source named `name`.
 std::vector<rules::Finding> findings_for_text(const rules::Engine& engine, std::string_view text,

@@ -296,7 +296,39 @@ Coverage measure_coverage(const JobShape& shape, const std::vector<Finding>& fin
 
 }  // namespace
 
-JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> findings) {
+namespace {
+JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Finding> findings);
+}  // namespace
+
+JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> findings,
+                      const std::set<std::string>& baseline) {
+  // Findings a healthy run of the same job shows too are set aside before anything else.
+  std::vector<Finding> known;
+  if (!baseline.empty()) {
+    auto in_baseline = [&](const Finding& f) { return baseline.contains(fingerprint(f.rule->cause, f.matched)); };
+    auto split = std::stable_partition(findings.begin(), findings.end(), [&](const Finding& f) { return !in_baseline(f); });
+    known.assign(std::make_move_iterator(split), std::make_move_iterator(findings.end()));
+    findings.erase(split, findings.end());
+  }
+  JobAnalysis analysis = correlate_findings(std::move(job), std::move(shape), std::move(findings));
+  if (known.empty()) return analysis;
+  std::vector<const Finding*> ordered;
+  for (const auto& finding : known) ordered.push_back(&finding);
+  sort_by_first_seen(ordered);
+  for (auto& group : fold(ordered)) {
+    group.in_baseline = true;
+    analysis.findings.push_back(std::move(group));
+  }
+  if (analysis.diagnosis) {
+    analysis.diagnosis->reasons.push_back(std::to_string(known.size()) +
+                                          " report(s) also seen in the baseline run were set aside");
+  }
+  return analysis;
+}
+
+namespace {
+
+JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Finding> findings) {
   JobAnalysis analysis;
   analysis.job = std::move(job);
   analysis.shape = std::move(shape);
@@ -347,6 +379,8 @@ JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> find
   analysis.diagnosis->story = tell_story(*analysis.diagnosis, analysis.findings);
   return analysis;
 }
+
+}  // namespace
 
 
 }  // namespace faultline::correlate

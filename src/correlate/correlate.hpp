@@ -4,6 +4,7 @@
 // order. Pure: no I/O.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@
 
 namespace faultline::correlate {
 
-JobAnalysis correlate(std::string job, JobShape shape, std::vector<rules::Finding> findings);
+// `baseline` holds the fingerprints of a healthy run of the same job (--baseline): findings
+// with those are listed, marked in_baseline, and never become the diagnosis.
+JobAnalysis correlate(std::string job, JobShape shape, std::vector<rules::Finding> findings,
+                      const std::set<std::string>& baseline = {});
 
 }  // namespace faultline::correlate

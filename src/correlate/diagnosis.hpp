@@ -36,6 +36,7 @@ struct FindingGroup {
   size_t occurrences = 0;
   std::vector<RankMark> marks;      // each rank's first report, earliest first
   std::string collateral_of;        // the diagnosis' cause, for symptoms that follow it
+  bool in_baseline = false;         // a healthy run of the job shows it too
 };
 
 struct Diagnosis {

@@ -77,6 +77,7 @@ void write_job(JsonWriter& json, const RunReport& report, const correlate::JobAn
     json.key("collateral_of");
     if (group.collateral_of.empty()) json.null();
     else json.string(group.collateral_of);
+    json.key("in_baseline").boolean(group.in_baseline);
     json.key("facts");
     write_facts(json, group.facts);
     json.key("evidence").begin_array();

@@ -45,6 +45,9 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
   if (!job.diagnosis) {
     out += paint.green("No failure found") + " in " + job.job + " (" + std::to_string(job.shape.ranks_seen.size()) +
            " rank(s) seen).\n";
+    if (!job.findings.empty()) {
+      out += "  " + std::to_string(job.findings.size()) + " finding(s) also seen in the baseline run were set aside.\n";
+    }
     return;
   }
   const auto& diagnosis = *job.diagnosis;
@@ -94,6 +97,7 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
       out += "  - " + group.rule->cause + " (" + rules::to_string(group.rule->role) + ", " + group.rule->id + ") on " +
              ranks_phrase(group.ranks);
       if (!group.collateral_of.empty()) out += ", collateral of " + group.collateral_of;
+      if (group.in_baseline) out += ", also in the baseline run";
       out += "\n";
       if (!group.evidence.empty()) out += "  " + evidence_line(report, group.evidence.front(), paint);
     }

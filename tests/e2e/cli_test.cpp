@@ -408,3 +408,25 @@ TEST_CASE("a log cut inside a traceback is reported as truncated") {
   RunResult json = run_faultline({"diagnose", "--format", "json", log});
   CHECK(json.out.find("\"truncated_sources\": [\n          \"" + log + "\"") != std::string::npos);
 }
+
+TEST_CASE("--baseline sets aside what a healthy run of the job shows too") {
+  Scratch scratch;
+  const std::string warning =
+      "WARNING 03-20 23:36:27 [cuda.py:394] Detected different devices in the system: NVIDIA GeForce RTX 4090, "
+      "NVIDIA GeForce RTX 3090. Please make sure to set `CUDA_DEVICE_ORDER=PCI_BUS_ID` to avoid unexpected behavior.\n";
+  std::string good = scratch.write("good.log", warning + "INFO 03-20 23:40:00 [engine.py:1] shutting down\n");
+  std::string bad = scratch.write(
+      "bad.log", warning +
+                     "[rank1]:[E320 23:47:40.512345678 ProcessGroupNCCL.cpp:629] [Rank 1] Watchdog caught collective "
+                     "operation timeout: WorkNCCL(SeqNum=35, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, "
+                     "Timeout(ms)=600000) ran for 600087 milliseconds before timing out.\n");
+  CHECK(outcome_from_report(run_faultline({"diagnose", "--format", "json", bad}).out).cause == "tp.heterogeneous_gpus");
+  RunResult run = run_faultline({"diagnose", "--format", "json", "--baseline", good, bad});
+  CHECK(run.exit_code == 1);
+  CHECK(outcome_from_report(run.out).cause == "nccl.watchdog_timeout");
+  CHECK(run.out.find("\"in_baseline\": true") != std::string::npos);
+  CHECK(run.out.find("also seen in the baseline run were set aside") != std::string::npos);
+  RunResult healthy = run_faultline({"diagnose", "--color", "never", "--baseline", good, good});
+  CHECK(healthy.exit_code == 0);
+  CHECK(healthy.out.find("set aside") != std::string::npos);
+}
