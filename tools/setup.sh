@@ -3,14 +3,15 @@
 # configures and builds it in build/: everything, or the targets named
 # (`tools/setup.sh faultline`). Safe to run again: it does nothing twice.
 # With FAULTLINE_TEST_TOOLS=1 it also installs what the tests drive: headless Chromium (the
-# HTML report) and Node.js with the SARIF schema validator in tests/schema.
+# HTML report), the archivers the archive tests pack with, and Node.js with the schema
+# validators in tests/schema.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake make pkg-config libre2-dev libsimdjson-dev libyaml-cpp-dev
           libboost-program-options-dev doctest-dev libarchive-dev)
 if [ "${FAULTLINE_TEST_TOOLS:-0}" = 1 ]; then
-  packages+=(chromium)
+  packages+=(chromium zstd xz-utils bzip2 zip)
   command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 fi
 missing=()

@@ -430,3 +430,54 @@ TEST_CASE("--baseline sets aside what a healthy run of the job shows too") {
   CHECK(healthy.exit_code == 0);
   CHECK(healthy.out.find("set aside") != std::string::npos);
 }
+
+TEST_CASE("the same crash gives the same diagnosis through every compression and archive type") {
+  Scratch scratch;
+  // Case 405's torchrun --log-dir tree, unpacked, then packed again every way there is.
+  fs::path tree = scratch.path("tree");
+  fs::create_directories(tree);
+  fs::path packed = fs::path(source_dir()) / "corpus" / "405-torchrun-logdir-tar-zst-vllm-heads32-tp6-rank3";
+  std::string archive;
+  for (const auto& entry : fs::directory_iterator(packed)) {
+    if (entry.path().filename() != "expected.yaml") archive = entry.path().string();
+  }
+  REQUIRE(!archive.empty());
+  REQUIRE(shell("tar --zstd -xf " + archive + " -C " + tree.string() + " 2>&1").first == 0);
+  std::string logdir = tree.string();
+  struct Way {
+    const char* name;
+    const char* tool;
+    std::string command;  // builds scratch/<name> from the tree
+  };
+  std::string out = scratch.path("");
+  std::vector<Way> ways = {
+      {"run.tar", "tar", "tar -cf " + out + "run.tar -C " + logdir + " ."},
+      {"run.tar.gz", "gzip", "tar -czf " + out + "run.tar.gz -C " + logdir + " ."},
+      {"run.tar.xz", "xz", "tar -cJf " + out + "run.tar.xz -C " + logdir + " ."},
+      {"run.tar.bz2", "bzip2", "tar -cjf " + out + "run.tar.bz2 -C " + logdir + " ."},
+      {"run.tar.zst", "zstd", "tar --zstd -cf " + out + "run.tar.zst -C " + logdir + " ."},
+      {"run.zip", "zip", "cd " + logdir + " && zip -qr " + out + "run.zip ."},
+      {"nested.tar", "gzip", "tar -czf " + out + "inner.tar.gz -C " + logdir + " . && tar -cf " + out +
+                                 "nested.tar -C " + out + " inner.tar.gz"},
+  };
+  size_t checked = 0;
+  for (const auto& way : ways) {
+    INFO("archive ", way.name);
+    if (shell(std::string("command -v ") + way.tool + " >/dev/null").first != 0) {
+      MESSAGE("skipped ", way.name, ": no ", way.tool);
+      continue;
+    }
+    REQUIRE(shell(way.command + " 2>&1").first == 0);
+    RunResult run = run_faultline({"diagnose", "--format", "json", out + way.name});
+    Outcome outcome = outcome_from_report(run.out);
+    CHECK(outcome.cause == "tp.heads_not_divisible");
+    CHECK(outcome.initiating_rank == 3);
+    CHECK(outcome.facts["heads"] == "32");
+    ++checked;
+  }
+  CHECK(checked >= 5);
+  // And the tree itself, as a directory.
+  Outcome directory = outcome_from_report(run_faultline({"diagnose", "--format", "json", logdir}).out);
+  CHECK(directory.cause == "tp.heads_not_divisible");
+  CHECK(directory.initiating_rank == 3);
+}
