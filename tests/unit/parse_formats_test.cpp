@@ -1,4 +1,4 @@
-// LineParser and Assembler on the launcher formats of /work/shared/logformats.md, with the real
+// LineParser and Assembler on the launcher formats of ../shared/logformats.md, with the real
 // lines quoted there (issue numbers in the test names' comments), and on paste damage.
 #include <doctest/doctest.h>
 
