@@ -104,6 +104,7 @@ int run(int argc, const char* const* argv) {
   report_rule_errors(rules, out);
   switch (options->command) {
     case Command::kDiagnose: return run_diagnose(*options, rules, out);
+    case Command::kRepro: return run_repro(*options, rules, out);
     case Command::kExplain: return run_explain(*options, rules, out);
     case Command::kRulesList: return run_rules_list(rules, out);
     case Command::kRulesTest: return run_rules_test(*options, rules, out);

@@ -32,6 +32,7 @@ int run_rules_test(const Options& options, const rules::RuleSet& rules, Output& 
 int run_rules_check(const Options& options, Output& out);
 int run_rules_patterns(const rules::RuleSet& rules, Output& out);
 int run_preflight(const Options& options, Output& out);
+int run_repro(const Options& options, const rules::RuleSet& rules, Output& out);
 int run_rules_docs(const Options& options, const rules::RuleSet& rules, Output& out);
 
 }  // namespace faultline::cli

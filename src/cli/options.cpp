@@ -13,6 +13,8 @@ Usage:
   faultline diagnose [FILE|DIR...]   one job from files, directories or stdin (paste, then Ctrl-D)
   faultline preflight --config config.json --tp N [--pp N] [--gpus N|FILE|auto]
                                      check a TP/PP plan against the model before launch
+  faultline repro (--config config.json | --heads N [--kv-heads N] [--ffn N]) --tp N [--backend cpu]
+                                     run a small TP job: reproduce the failure, check the fix
   faultline rules list               the rules in force
   faultline rules test [--corpus DIR]
                                      run every rule's embedded examples; with a labelled
@@ -63,6 +65,7 @@ Result<Command> parse_command(std::vector<std::string>& words) {
   if (word == "diagnose") return Command::kDiagnose;
   if (word == "explain") return Command::kExplain;
   if (word == "preflight") return Command::kPreflight;
+  if (word == "repro") return Command::kRepro;
   if (word == "help") return Command::kHelp;
   if (word == "rules") {
     if (words.empty()) return Status::error("'rules' needs one of: list, test, check, patterns");
@@ -100,6 +103,10 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("pp", po::value<int64_t>(&options.pp))
       ("gpus", po::value<std::string>(&options.gpus))
       ("corpus", po::value<std::string>(&options.corpus))
+      ("heads", po::value<int64_t>(&options.heads))
+      ("kv-heads", po::value<int64_t>(&options.kv_heads))
+      ("ffn", po::value<int64_t>(&options.ffn))
+      ("backend", po::value<std::string>(&options.backend))
       ("words", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
   positional.add("words", -1);
@@ -133,6 +140,15 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       break;
     case Command::kRulesCheck:
       if (options.inputs.empty()) return Status::error("'rules check' needs at least one rule file");
+      break;
+    case Command::kRepro:
+      if (!values.count("tp")) return Status::error("'repro' needs --tp N");
+      if (options.tp < 1 || options.tp > 4096) return Status::error("--tp must be between 1 and 4096");
+      if (options.config.empty() && options.heads < 1) return Status::error("'repro' needs --config config.json or --heads N");
+      if (options.heads < 0 || options.kv_heads < 0 || options.ffn < 0 || options.heads > 65536 || options.ffn > 1 << 20) {
+        return Status::error("--heads, --kv-heads and --ffn must be positive and reasonable");
+      }
+      if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
       break;
     case Command::kPreflight:
       if (options.config.empty()) return Status::error("'preflight' needs --config config.json");

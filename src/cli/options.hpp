@@ -10,7 +10,7 @@
 
 namespace faultline::cli {
 
-enum class Command { kDiagnose, kPreflight, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kRulesDocs, kExplain, kHelp, kVersion };
+enum class Command { kDiagnose, kPreflight, kRepro, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kRulesDocs, kExplain, kHelp, kVersion };
 enum class Format { kText, kJson, kJsonl, kMarkdown, kHtml, kSarif };
 enum class Color { kAuto, kAlways, kNever };
 
@@ -29,6 +29,10 @@ struct Options {
   int64_t pp = 1;                   // preflight: pipeline-parallel size
   std::string gpus;                 // preflight: N, an nvidia-smi CSV file, or "auto"
   std::string corpus;               // rules test: a labelled corpus to score the rules on
+  int64_t heads = 0;                // repro: attention heads (else from --config)
+  int64_t kv_heads = 0;             // repro: key/value heads
+  int64_t ffn = 0;                  // repro: FFN intermediate size
+  std::string backend = "cpu";      // repro: cpu (cuda where built with CUDA and NCCL)
   std::string help_topic;           // the usage text to print for kHelp
 };
 
