@@ -11,10 +11,12 @@
 namespace faultline::cli {
 namespace {
 
+// Every result says how real it is: HOST_CHECK (the frameworks' checks, no computation) or
+// CPU_EMULATION (ranks as slices on the CPU, the all-reduce as a sum); never more.
 std::string describe(const repro::TpOutcome& outcome) {
-  if (!outcome.ran) return "refused: " + outcome.error;
-  char buffer[128];
-  std::snprintf(buffer, sizeof buffer, "ran; %s the single-rank result (max difference %.1e)",
+  if (!outcome.ran) return "[HOST_CHECK] refused: " + outcome.error;
+  char buffer[160];
+  std::snprintf(buffer, sizeof buffer, "[CPU_EMULATION] ran; %s the single-rank result (max difference %.1e)",
                 outcome.matches ? "matches" : "DOES NOT match", outcome.max_difference);
   return buffer;
 }

@@ -485,10 +485,10 @@ TEST_CASE("the same crash gives the same diagnosis through every compression and
 TEST_CASE("repro reproduces a TP failure, shows faultline's diagnosis of it, and checks the fix") {
   RunResult failing = run_faultline({"repro", "--heads", "32", "--tp", "6"});
   CHECK(failing.exit_code == 1);
-  CHECK(failing.out.find("refused: ValueError: Total number of attention heads (32) must be divisible by tensor "
-                         "parallel size (6).") != std::string::npos);
+  CHECK(failing.out.find("[HOST_CHECK] refused: ValueError: Total number of attention heads (32) must be divisible "
+                         "by tensor parallel size (6).") != std::string::npos);
   CHECK(failing.out.find("faultline diagnoses it as tp.heads_not_divisible") != std::string::npos);
-  CHECK(failing.out.find("the fix, TP 4: ran; matches the single-rank result") != std::string::npos);
+  CHECK(failing.out.find("the fix, TP 4: [CPU_EMULATION] ran; matches the single-rank result") != std::string::npos);
   RunResult working = run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--tp", "8"});
   CHECK(working.exit_code == 0);
   CHECK(run_faultline({"repro", "--heads", "32", "--tp", "2", "--backend", "cuda"}).exit_code == 2);
