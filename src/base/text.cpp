@@ -1,6 +1,9 @@
 #include "base/text.hpp"
 
+#include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace faultline {
 
@@ -41,6 +44,14 @@ bool starts_with_word(std::string_view text, std::string_view word) {
 size_t find_text(std::string_view text, std::string_view needle) {
   const void* hit = ::memmem(text.data(), text.size(), needle.data(), needle.size());
   return hit ? static_cast<size_t>(static_cast<const char*>(hit) - text.data()) : std::string_view::npos;
+}
+
+FileText read_small_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return {false, path + ": " + std::strerror(errno)};
+  std::ostringstream text;
+  text << file.rdbuf();
+  return {true, text.str()};
 }
 
 std::string format_ranges(const std::vector<int>& sorted_values) {

@@ -36,4 +36,11 @@ std::string format_ranges(const std::vector<int>& sorted_values);
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
+// A small file whole (a config, a rule pack); the error names the path and says why.
+struct FileText {
+  bool ok = false;
+  std::string text;   // the contents, or the error "path: No such file or directory"
+};
+FileText read_small_file(const std::string& path);
+
 }  // namespace faultline

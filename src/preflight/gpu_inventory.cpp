@@ -1,9 +1,7 @@
 #include "preflight/gpu_inventory.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "base/text.hpp"
 
@@ -44,11 +42,9 @@ Result<std::vector<Gpu>> parse_gpu_csv(std::string_view csv, const std::string& 
 }
 
 Result<std::vector<Gpu>> read_gpu_inventory(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::error(path + ": cannot open");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_gpu_csv(text.str(), path);
+  auto file = read_small_file(path);
+  if (!file.ok) return Status::error(file.text);
+  return parse_gpu_csv(file.text, path);
 }
 
 Result<std::vector<Gpu>> query_gpu_inventory() {

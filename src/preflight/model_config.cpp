@@ -2,9 +2,9 @@
 
 #include <simdjson.h>
 
-#include <fstream>
 #include <initializer_list>
-#include <sstream>
+
+#include "base/text.hpp"
 
 namespace faultline::preflight {
 namespace {
@@ -73,11 +73,9 @@ Result<ModelShape> parse_model_config(std::string_view json, const std::string& 
 }
 
 Result<ModelShape> read_model_config(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::error(path + ": cannot open");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_model_config(text.str(), path);
+  auto file = read_small_file(path);
+  if (!file.ok) return Status::error(file.text);
+  return parse_model_config(file.text, path);
 }
 
 }  // namespace faultline::preflight

@@ -3,9 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "base/text.hpp"
 #include "rules/rule_set.hpp"
@@ -329,11 +327,9 @@ Result<std::vector<Rule>> load_pack(std::string_view yaml_text, const std::strin
 }
 
 Result<std::vector<Rule>> load_pack_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::error(path + ": cannot open rule file");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return load_pack(text.str(), path);
+  auto file = read_small_file(path);
+  if (!file.ok) return Status::error(file.text);
+  return load_pack(file.text, path);
 }
 
 }  // namespace faultline::rules
