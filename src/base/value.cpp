@@ -27,8 +27,6 @@ Value value_from_capture(std::string_view text) {
   return std::string(text);
 }
 
-bool values_equal(const Value& a, const Value& b) { return a == b; }
-
 const Value* find_fact(const Facts& facts, std::string_view name) {
   for (const auto& [key, value] : facts) {
     if (key == name) return &value;

@@ -18,7 +18,6 @@ using Value = std::variant<int64_t, std::string, IntList, StringList>;
 std::string to_display(const Value& value);
 // A captured string becomes an integer when it is all digits, with an optional leading '-'.
 Value value_from_capture(std::string_view text);
-bool values_equal(const Value& a, const Value& b);
 
 // Facts keep the order in which they were captured.
 using Facts = std::vector<std::pair<std::string, Value>>;

@@ -1,7 +1,6 @@
 #include "cli/pipeline.hpp"
 
 #include "assemble/assembler.hpp"
-#include "ingest/line_reader.hpp"
 #include "ingest/record_reader.hpp"
 #include "ingest/path_hints.hpp"
 #include "parse/line_parser.hpp"
@@ -68,6 +67,11 @@ bool JobRunner::had_input_errors() const {
   return false;
 }
 
+std::vector<rules::Finding> JobRunner::take_findings() {
+  stages_->assembler.finish();
+  return std::move(findings_);
+}
+
 correlate::JobAnalysis JobRunner::finish(std::string job_name, const std::set<std::string>& baseline) {
   stages_->assembler.finish();
   correlate::JobShape shape;
@@ -89,23 +93,13 @@ std::set<std::string> baseline_fingerprints(const rules::Engine& engine, const s
 
 std::vector<rules::Finding> findings_for_text(const rules::Engine& engine, std::string_view text,
                                               const std::string& name) {
-  std::vector<rules::Finding> findings;
-  parse::LineParser parser;
-  assemble::Assembler assembler([&](assemble::Event&& event) { engine.match_event(event, findings); });
+  JobRunner runner(engine);
   auto source = ingest::memory_source(text);
-  ingest::LineReader reader(*source, 0);
-  ingest::Record record;
-  uint64_t sequence = 0;
-  auto hint = ingest::rank_from_path(name);
-  while (reader.next(record)) {
-    parse::Line line = parser.parse(record, hint);
-    do {
-      engine.match_line(line, sequence, findings);
-      assembler.push(line, sequence++);
-    } while (parser.next_piece(line));
-  }
-  assembler.finish();
-  return findings;
+  ingest::SourceInfo info;
+  info.name = name;
+  info.rank_hint = ingest::rank_from_path(name);
+  runner.add_source(*source, std::move(info));
+  return runner.take_findings();
 }
 
 }  // namespace faultline::cli

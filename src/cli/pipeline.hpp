@@ -31,6 +31,8 @@ class JobRunner {
 
   // `baseline`: fingerprints of a healthy run's findings (baseline_fingerprints()).
   correlate::JobAnalysis finish(std::string job_name, const std::set<std::string>& baseline = {});
+  // The raw findings, before correlation (rule examples look at these).
+  std::vector<rules::Finding> take_findings();
 
   const std::vector<ingest::SourceInfo>& sources() const { return sources_; }
   const std::vector<ingest::Skipped>& skipped() const { return skipped_; }

@@ -106,7 +106,7 @@ std::string timeline_svg(const correlate::JobAnalysis& job) {
 std::string evidence_rows(const RunReport& report, const correlate::FindingGroup& group) {
   std::string out;
   for (const auto& evidence : group.evidence) {
-    std::string source = evidence.source < report.sources.size() ? report.sources[evidence.source].name : "?";
+    std::string source = source_name(report, evidence.source);
     out += "<tr><td>" + escape_html(source) + ":" + std::to_string(evidence.line) + "</td><td>" +
            (evidence.rank >= 0 ? std::to_string(evidence.rank) : "?") + "</td><td><code>" + escape_html(evidence.text) +
            "</code></td></tr>\n";

@@ -83,7 +83,7 @@ void write_job(JsonWriter& json, const RunReport& report, const correlate::JobAn
     json.key("evidence").begin_array();
     for (const auto& evidence : group.evidence) {
       json.begin_object();
-      json.key("source").string(evidence.source < report.sources.size() ? report.sources[evidence.source].name : "?");
+      json.key("source").string(source_name(report, evidence.source));
       json.key("line").number(static_cast<int64_t>(evidence.line));
       json.key("rank");
       if (evidence.rank >= 0) json.number(int64_t{evidence.rank});

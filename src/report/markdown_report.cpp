@@ -32,7 +32,7 @@ std::string escape_cell(std::string text) {
 }
 
 std::string evidence_text(const RunReport& report, const rules::Evidence& evidence) {
-  std::string source = evidence.source < report.sources.size() ? report.sources[evidence.source].name : "?";
+  std::string source = source_name(report, evidence.source);
   std::string rank = evidence.rank >= 0 ? "rank " + std::to_string(evidence.rank) : "rank ?";
   return source + ":" + std::to_string(evidence.line) + "  [" + rank + "]  " + evidence.text;
 }

@@ -18,6 +18,11 @@ struct RunReport {
   std::vector<ingest::Skipped> skipped;
 };
 
+// The name of the source an Evidence points at ("?" if out of range).
+inline std::string source_name(const RunReport& report, uint32_t source) {
+  return source < report.sources.size() ? report.sources[source].name : "?";
+}
+
 struct TextOptions {
   bool color = false;
   bool quiet = false;  // the diagnosis only

@@ -23,10 +23,6 @@ class Painter {
   bool color_;
 };
 
-std::string source_name(const RunReport& report, uint32_t source) {
-  return source < report.sources.size() ? report.sources[source].name : "?";
-}
-
 std::string evidence_line(const RunReport& report, const rules::Evidence& evidence, const Painter& paint) {
   std::string where = source_name(report, evidence.source) + ":" + std::to_string(evidence.line);
   std::string rank = evidence.rank >= 0 ? "rank " + std::to_string(evidence.rank) : "rank ?";

@@ -9,6 +9,7 @@
 #include "ingest/byte_source.hpp"
 #include "ingest/line_reader.hpp"
 #include "parse/line_parser.hpp"
+#include "parse_helpers.hpp"
 
 using faultline::assemble::Event;
 using faultline::assemble::EventKind;
@@ -16,16 +17,7 @@ using faultline::assemble::EventKind;
 namespace {
 
 std::vector<Event> assemble(std::string_view text, std::optional<int> rank_hint = std::nullopt) {
-  std::vector<Event> events;
-  faultline::assemble::Assembler assembler([&](Event&& event) { events.push_back(std::move(event)); });
-  faultline::parse::LineParser parser;
-  auto source = faultline::ingest::memory_source(text);
-  faultline::ingest::LineReader reader(*source, 0);
-  faultline::ingest::Record record;
-  uint64_t sequence = 0;
-  while (reader.next(record)) assembler.push(parser.parse(record, rank_hint), sequence++);
-  assembler.finish();
-  return events;
+  return faultline::testing::assemble_text(text, rank_hint);
 }
 
 std::vector<std::string> texts(const Event& event) {

@@ -4,34 +4,20 @@
 #include <string>
 
 #include "parse/line_parser.hpp"
+#include "parse_helpers.hpp"
 
 using faultline::Timestamp;
 using faultline::make_timestamp;
 using faultline::parse::LineParser;
+using faultline::testing::copy;
+using faultline::testing::Parsed;
 
 namespace {
-
-// A Line's views die with the parser's next call; tests keep copies.
-struct Parsed {
-  std::string text;
-  std::string display;
-  int rank = -1;
-  int local_rank = -1;
-  bool rank_from_prefix = false;
-  std::string host;
-  int64_t pid = 0;
-  Timestamp time;
-  bool time_inherited = false;
-  char severity = 0;
-  uint64_t number = 0;
-};
 
 Parsed parse_with(LineParser& parser, const std::string& text, std::optional<int> rank_hint = std::nullopt,
                   uint32_t source = 0, uint64_t number = 1) {
   faultline::ingest::Record record{text, source, number, {}, 0, {}};
-  auto line = parser.parse(record, rank_hint);
-  return {std::string(line.text), std::string(line.display), line.rank, line.local_rank, line.rank_from_prefix,
-          std::string(line.host), line.pid, line.time, line.time_inherited, line.severity, line.number};
+  return copy(parser.parse(record, rank_hint));
 }
 
 Parsed parse_one(const std::string& text, std::optional<int> rank_hint = std::nullopt) {

@@ -12,71 +12,26 @@
 #include "ingest/byte_source.hpp"
 #include "ingest/line_reader.hpp"
 #include "parse/line_parser.hpp"
+#include "parse_helpers.hpp"
 
 using faultline::assemble::Event;
 using faultline::assemble::EventKind;
 using faultline::parse::LineParser;
+using faultline::testing::copy;
+using faultline::testing::Parsed;
 
 namespace {
 
-struct Parsed {
-  std::string text;
-  std::string display;
-  int rank = -1;
-  int local_rank = -1;
-  bool rank_from_prefix = false;
-  bool rank_from_pid = false;
-  std::string host;
-  int64_t pid = 0;
-  char severity = 0;
-  int repeated = 0;
-  bool continues_previous = false;
-  bool continues_record = false;
-  bool text_rebuilt = false;
-  bool has_time = false;
-};
-
-Parsed copy(const faultline::parse::Line& line) {
-  return {std::string(line.text), std::string(line.display), line.rank, line.local_rank, line.rank_from_prefix,
-          line.rank_from_pid, std::string(line.host), line.pid, line.severity, line.repeated,
-          line.continues_previous, line.continues_record, line.text_rebuilt, line.time.valid};
-}
-
 // Every line (and piece) of `text`, through one parser.
 std::vector<Parsed> parse_all(std::string_view text) {
-  LineParser parser;
-  auto source = faultline::ingest::memory_source(text);
-  faultline::ingest::LineReader reader(*source, 0);
-  faultline::ingest::Record record;
   std::vector<Parsed> out;
-  while (reader.next(record)) {
-    auto line = parser.parse(record, std::nullopt);
-    do {
-      out.push_back(copy(line));
-    } while (parser.next_piece(line));
-  }
+  faultline::testing::for_each_line(text, std::nullopt, [&](const faultline::parse::Line& line) { out.push_back(copy(line)); });
   return out;
 }
 
 Parsed parse_one(std::string_view text) { return parse_all(text).front(); }
 
-std::vector<Event> assemble(std::string_view text) {
-  std::vector<Event> events;
-  faultline::assemble::Assembler assembler([&](Event&& event) { events.push_back(std::move(event)); });
-  LineParser parser;
-  auto source = faultline::ingest::memory_source(text);
-  faultline::ingest::LineReader reader(*source, 0);
-  faultline::ingest::Record record;
-  uint64_t sequence = 0;
-  while (reader.next(record)) {
-    auto line = parser.parse(record, std::nullopt);
-    do {
-      assembler.push(line, sequence++);
-    } while (parser.next_piece(line));
-  }
-  assembler.finish();
-  return events;
-}
+std::vector<Event> assemble(std::string_view text) { return faultline::testing::assemble_text(text); }
 
 const Event* find_kind(const std::vector<Event>& events, EventKind kind) {
   for (const auto& event : events) {
@@ -281,7 +236,7 @@ TEST_CASE("kubectl --timestamps, then NCCL 2.26's own stamp") {
   auto line = parse_one(
       "2025-11-24T03:20:21.001125857Z [2025-11-24 11:20:21] gpu-server320 [5] misc/socket.cc:46 NCCL WARN "
       "socketProgressOpt: Call to send to 10.44.137.149<52905> failed : Connection reset by peer");
-  CHECK(line.has_time);
+  CHECK(line.time.valid);
   CHECK(line.text.starts_with("gpu-server320 [5] misc/socket.cc:46 NCCL WARN"));
 }
 
