@@ -18,6 +18,7 @@ class ProcessOutput final : public Output {
   void err(std::string_view text) override { write_all(STDERR_FILENO, text); }
   bool out_is_terminal() const override { return ::isatty(STDOUT_FILENO); }
   bool in_is_terminal() const override { return ::isatty(STDIN_FILENO); }
+  bool err_is_terminal() const override { return ::isatty(STDERR_FILENO); }
 
  private:
   static void write_all(int fd, std::string_view text) {
@@ -97,6 +98,7 @@ int run(int argc, const char* const* argv) {
     case Command::kVersion: out.out("faultline " FAULTLINE_VERSION "\n"); return 0;
     case Command::kRulesCheck: return run_rules_check(*options, out);
     case Command::kPreflight: return run_preflight(*options, out);
+    case Command::kMerge: return run_merge(*options, out);
     default: break;
   }
   rules::RuleSet rules = rules::RuleSet::shipped();
@@ -104,6 +106,7 @@ int run(int argc, const char* const* argv) {
   report_rule_errors(rules, out);
   switch (options->command) {
     case Command::kDiagnose: return run_diagnose(*options, rules, out);
+    case Command::kScan: return run_scan(*options, rules, out);
     case Command::kRepro: return run_repro(*options, rules, out);
     case Command::kExplain: return run_explain(*options, rules, out);
     case Command::kRulesList: return run_rules_list(rules, out);

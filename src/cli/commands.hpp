@@ -26,6 +26,10 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
 int run(int argc, const char* const* argv);
 
 int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& out);
+// `scan` writes one JSONL line per job and a summary line; `merge` rebuilds the summary
+// from such lines (src/scan/scan_record.hpp).
+int run_scan(const Options& options, const rules::RuleSet& rules, Output& out);
+int run_merge(const Options& options, Output& out);
 int run_explain(const Options& options, const rules::RuleSet& rules, Output& out);
 int run_rules_list(const rules::RuleSet& rules, Output& out);
 int run_rules_test(const Options& options, const rules::RuleSet& rules, Output& out);

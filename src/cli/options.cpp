@@ -11,6 +11,10 @@ std::string usage() {
 
 Usage:
   faultline diagnose [FILE|DIR...]   one job from files, directories or stdin (paste, then Ctrl-D)
+  faultline scan PATH... [-j N] [--shard I/N] [--job-by run|dir|file|archive]
+                                     many jobs (run directories, archives): one JSONL line per
+                                     job as it finishes, then a summary line; summary text on stderr
+  faultline merge RESULT.jsonl...    the summary of sharded scans, from their lines
   faultline preflight --config config.json --tp N [--pp N] [--gpus N|FILE|auto]
                                      check a TP/PP plan against the model before launch
   faultline repro (--config config.json | --heads N [--kv-heads N] [--ffn N]) --tp N [--backend cpu]
@@ -29,6 +33,10 @@ Options:
   --include GLOB      in directories, read only files matching one of these (repeatable)
   --exclude GLOB      in directories, leave out files and folders matching these (repeatable)
   --baseline LOG      a healthy run of the same job: what it shows too is not the diagnosis
+  -j, --jobs N        scan: worker threads (default: one per core)
+  --shard I/N         scan: only the jobs of shard I of N (0-based; a hash of each job's path)
+  --job-by RULE       scan: what a job is: run (default: a run directory or an archive), dir,
+                      file, archive (other files skipped)
   --format FORMAT     text (default), json, jsonl, markdown, html, sarif (diagnose); text, json (preflight)
   --color WHEN        auto (default), always, never
   -q, --quiet         print the diagnosis and its evidence only
@@ -63,6 +71,8 @@ Result<Command> parse_command(std::vector<std::string>& words) {
   std::string word = words.front();
   words.erase(words.begin());
   if (word == "diagnose") return Command::kDiagnose;
+  if (word == "scan") return Command::kScan;
+  if (word == "merge") return Command::kMerge;
   if (word == "explain") return Command::kExplain;
   if (word == "preflight") return Command::kPreflight;
   if (word == "repro") return Command::kRepro;
@@ -107,6 +117,9 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("kv-heads", po::value<int64_t>(&options.kv_heads))
       ("ffn", po::value<int64_t>(&options.ffn))
       ("backend", po::value<std::string>(&options.backend))
+      ("jobs,j", po::value<int64_t>(&options.threads))
+      ("shard", po::value<std::string>(&options.shard))
+      ("job-by", po::value<std::string>(&options.job_by))
       ("words", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
   positional.add("words", -1);
@@ -158,6 +171,20 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       if (options.format != Format::kText && options.format != Format::kJson) {
         return Status::error("'preflight' writes text or json");
       }
+      break;
+    case Command::kScan:
+      if (options.inputs.empty()) return Status::error("'scan' needs at least one path");
+      if (options.threads < 0 || options.threads > 1024) return Status::error("-j must be between 1 and 1024");
+      if (values.count("format") && options.format != Format::kJsonl) return Status::error("'scan' writes jsonl");
+      options.format = Format::kJsonl;
+      break;
+    case Command::kMerge:
+      if (options.inputs.empty()) return Status::error("'merge' needs at least one scan result (JSONL)");
+      if (values.count("format") && options.format != Format::kJsonl && options.format != Format::kJson &&
+          options.format != Format::kText) {
+        return Status::error("'merge' writes jsonl (the summary line) or text");
+      }
+      if (!values.count("format")) options.format = Format::kJsonl;
       break;
     case Command::kRulesDocs:
       if (options.inputs.size() != 1) return Status::error("'rules docs' takes one output directory");

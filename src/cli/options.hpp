@@ -10,7 +10,7 @@
 
 namespace faultline::cli {
 
-enum class Command { kDiagnose, kPreflight, kRepro, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kRulesDocs, kExplain, kHelp, kVersion };
+enum class Command { kDiagnose, kScan, kMerge, kPreflight, kRepro, kRulesList, kRulesTest, kRulesCheck, kRulesPatterns, kRulesDocs, kExplain, kHelp, kVersion };
 enum class Format { kText, kJson, kJsonl, kMarkdown, kHtml, kSarif };
 enum class Color { kAuto, kAlways, kNever };
 
@@ -34,6 +34,9 @@ struct Options {
   int64_t ffn = 0;                  // repro: FFN intermediate size
   std::string backend = "cpu";      // repro: cpu (cuda where built with CUDA and NCCL)
   std::string help_topic;           // the usage text to print for kHelp
+  int64_t threads = 0;              // scan: worker threads (-j), 0 for one per core
+  std::string shard;                // scan: "I/N", this scan's share of the jobs
+  std::string job_by = "run";       // scan: run, dir, file, archive (src/scan/job_plan.hpp)
 };
 
 Result<Options> parse_options(int argc, const char* const* argv);

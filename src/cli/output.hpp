@@ -14,6 +14,7 @@ class Output {
   virtual void err(std::string_view text) = 0;
   virtual bool out_is_terminal() const { return false; }
   virtual bool in_is_terminal() const { return false; }
+  virtual bool err_is_terminal() const { return false; }
 };
 
 class StringOutput final : public Output {

@@ -1,0 +1,207 @@
+// `faultline scan`: many jobs at once. The scan stage plans the jobs (src/scan); here each
+// job runs through its own JobRunner on a pool of threads that share one rules::Engine (const,
+// thread-safe), and every finished job is written as one whole JSONL line under a lock.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/pipeline.hpp"
+#include "report/report.hpp"
+#include "scan/job_plan.hpp"
+#include "scan/scan_record.hpp"
+#include "scan/shard.hpp"
+#include "scan/summary.hpp"
+
+namespace faultline::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+scan::JobRecord record_of(const scan::PlannedJob& job, const report::RunReport& report) {
+  scan::JobRecord record;
+  record.job = job.name;
+  record.key = job.key;
+  record.files = job.files.size();
+  for (const auto& source : report.sources) {
+    ++record.inputs;
+    record.bytes += source.bytes;
+    record.lines += source.lines;
+    if (!source.error.empty() || source.bad_lines) ++record.read_errors;
+  }
+  record.skipped = report.skipped;
+  if (report.jobs.empty()) return record;
+  const correlate::JobAnalysis& analysis = report.jobs.front();
+  record.hosts = analysis.shape.hosts;
+  for (const auto& group : analysis.findings) record.fingerprints.push_back(group.fingerprint);
+  if (const auto& diagnosis = analysis.diagnosis) {
+    record.cause = diagnosis->cause;
+    record.rule = diagnosis->rule ? diagnosis->rule->id : "";
+    record.fingerprint = diagnosis->fingerprint;
+    if (diagnosis->initiating_rank) record.initiating_rank = *diagnosis->initiating_rank;
+    record.confidence = diagnosis->confidence;
+    if (!analysis.findings.empty() && analysis.findings.front().fingerprint == diagnosis->fingerprint) {
+      record.failing_hosts = analysis.findings.front().hosts;
+    }
+    if (record.failing_hosts.empty() && record.hosts.size() == 1) record.failing_hosts = record.hosts;
+  }
+  return record;
+}
+
+// One job, whole, as its JSONL line. Whatever a job throws stays in that job: it is written
+// as a failed job whose files are all listed as skipped with the reason.
+std::string analyse_job(const scan::PlannedJob& job, const rules::Engine& engine) {
+  uint64_t members = 0;
+  std::string failure;
+  report::RunReport report;
+  try {
+    JobRunner runner(engine);
+    for (const auto& file : job.files) {
+      ingest::for_each_source(
+          file,
+          [&](ingest::SourceInfo info, ingest::ByteSource& source) {
+            if (info.name != file) ++members;
+            runner.add_source(source, std::move(info));
+          },
+          [&](ingest::Skipped skipped) {
+            if (skipped.source != file) ++members;
+            runner.add_skipped(std::move(skipped));
+          });
+    }
+    report.jobs.push_back(runner.finish(job.name));
+    report.sources = runner.sources();
+    report.skipped = runner.skipped();
+  } catch (const std::exception& error) {
+    failure = error.what();
+  } catch (...) {
+    failure = "unknown exception";
+  }
+  if (!failure.empty()) {
+    report = {};
+    members = 0;
+    for (const auto& file : job.files) report.skipped.push_back({file, "job analysis failed: " + failure});
+  }
+  scan::JobRecord record = record_of(job, report);
+  record.members = members;
+  if (!failure.empty()) record.error = "analysis failed: " + failure;
+  return scan::job_line(record, report::render_json(report, false));
+}
+
+std::string format_bytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+  return text;
+}
+
+// What the workers have finished, for the progress line.
+struct Progress {
+  std::atomic<uint64_t> jobs{0}, files{0}, bytes{0};
+  uint64_t total_jobs = 0, total_files = 0, total_bytes = 0;
+  Clock::time_point start = Clock::now();
+
+  std::string line() const {
+    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    double done = static_cast<double>(bytes.load());
+    double rate = seconds > 0 ? done / seconds : 0;
+    std::string text = "scan: " + std::to_string(jobs.load()) + "/" + std::to_string(total_jobs) + " jobs, " +
+                       std::to_string(files.load()) + "/" + std::to_string(total_files) + " files, " +
+                       format_bytes(done) + "/" + format_bytes(static_cast<double>(total_bytes)) + ", " +
+                       format_bytes(rate) + "/s";
+    if (rate > 0 && done > 0) {
+      auto eta = static_cast<int64_t>((static_cast<double>(total_bytes) - done) / rate);
+      text += ", ETA " + std::to_string(std::max<int64_t>(eta, 0)) + " s";
+    }
+    return text;
+  }
+};
+
+int exit_code(const scan::Summary& summary, bool rule_errors) {
+  if (rule_errors || summary.skipped() || summary.failed() || summary.read_errors()) return 2;
+  return summary.diagnosed() ? 1 : 0;
+}
+
+}  // namespace
+
+int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
+  auto job_by = scan::parse_job_by(options.job_by);
+  auto shard = scan::parse_shard(options.shard.empty() ? "0/1" : options.shard);
+  if (!job_by || !shard) {
+    out.err("faultline: " + (!job_by ? job_by.status() : shard.status()).message() + "\n");
+    return 2;
+  }
+  scan::ScanPlan plan = scan::plan_jobs(options.inputs, *job_by, options.include, options.exclude);
+  std::erase_if(plan.jobs, [&](const scan::PlannedJob& job) { return !shard->holds(job.key); });
+  std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) { return !shard->holds(skip.key); });
+
+  rules::Engine engine(rules);
+  scan::Summary summary;
+  std::mutex output_mutex;  // guards `out` and `summary`
+  for (const auto& skip : plan.skipped) {
+    out.out(scan::skipped_line(skip));
+    summary.add(skip);
+  }
+
+  Progress progress;
+  progress.total_jobs = plan.jobs.size();
+  for (const auto& job : plan.jobs) {
+    progress.total_files += job.files.size();
+    progress.total_bytes += job.disk_bytes;
+  }
+  std::atomic<size_t> next_job{0};
+  auto work = [&] {
+    for (size_t index; (index = next_job++) < plan.jobs.size();) {
+      const scan::PlannedJob& job = plan.jobs[index];
+      std::string line = analyse_job(job, engine);
+      auto parsed = scan::parse_line(line);
+      std::lock_guard lock(output_mutex);
+      out.out(line);
+      if (parsed) summary.add(parsed->job);
+      else out.err("faultline: " + job.name + ": internal error, unreadable scan line: " + parsed.status().message() + "\n");
+      progress.jobs += 1;
+      progress.files += job.files.size();
+      progress.bytes += job.disk_bytes;
+    }
+  };
+
+  bool show_progress = out.err_is_terminal() && !options.quiet;
+  std::mutex progress_mutex;
+  std::condition_variable progress_wake;
+  bool finished = false;
+  std::thread progress_thread;
+  if (show_progress) {
+    progress_thread = std::thread([&] {
+      std::unique_lock wait_lock(progress_mutex);
+      while (!progress_wake.wait_for(wait_lock, std::chrono::milliseconds(250), [&] { return finished; })) {
+        std::lock_guard lock(output_mutex);
+        out.err("\r" + progress.line() + "\x1b[K");
+      }
+    });
+  }
+
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads) : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::max<size_t>(1, std::min(threads, plan.jobs.size()));
+  std::vector<std::thread> workers;
+  for (size_t i = 1; i < threads; ++i) workers.emplace_back(work);
+  work();
+  for (auto& worker : workers) worker.join();
+
+  if (show_progress) {
+    {
+      std::lock_guard lock(progress_mutex);
+      finished = true;
+    }
+    progress_wake.notify_all();
+    progress_thread.join();
+    out.err("\r\x1b[K");
+  }
+  out.out(summary.to_json());
+  if (!options.quiet) out.err(summary.to_text());
+  return exit_code(summary, !rules.errors().empty());
+}
+
+}  // namespace faultline::cli
