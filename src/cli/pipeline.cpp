@@ -33,6 +33,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     do {  // a line may hold several (a flattened paste, two ranks' bytes interleaved)
       if (line.rank >= 0) ranks_seen_.insert(line.rank);
       if (!line.host.empty()) hosts_.insert(std::string(line.host));
+      host_directory_.observe(line.host, line.rank, line.pid ? line.text : std::string_view{});
       uint64_t sequence = sequence_++;
       engine_.match_line(line, sequence, screen, findings_);
       stages_->assembler.push(line, sequence);
@@ -78,6 +79,7 @@ correlate::JobAnalysis JobRunner::finish(std::string job_name, const std::set<st
   shape.ranks_seen.assign(ranks_seen_.begin(), ranks_seen_.end());
   shape.hosts.assign(hosts_.begin(), hosts_.end());
   shape.truncated_sources = truncated_;
+  shape.host_directory = std::move(host_directory_);
   return correlate::correlate(std::move(job_name), std::move(shape), std::move(findings_), baseline);
 }
 

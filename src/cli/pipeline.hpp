@@ -48,6 +48,7 @@ class JobRunner {
   std::vector<rules::Finding> findings_;
   std::set<int> ranks_seen_;
   std::set<std::string> hosts_;
+  correlate::HostDirectory host_directory_;  // ranks and addresses per host, for NCCL peer names
   std::vector<std::string> truncated_;  // sources that end inside an error
   uint64_t sequence_ = 0;
 };

@@ -1,11 +1,13 @@
 #include "correlate/correlate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <map>
 #include <set>
 
 #include "base/text.hpp"
+#include "correlate/clock_skew.hpp"
 #include "correlate/fingerprint.hpp"
 
 namespace faultline::correlate {
@@ -21,13 +23,17 @@ int severity_rank(const rules::Rule& rule) {
 }
 
 // Most severe first, then earliest: by timestamp when every finding has one, otherwise by
-// input order.
-void sort_by_first_seen(std::vector<const Finding*>& findings) {
+// input order. With host clock offsets, times are compared on the job's common clock, in
+// whole seconds.
+void sort_by_first_seen(std::vector<const Finding*>& findings, const HostOffsets& offsets = {}) {
   bool all_timed = std::all_of(findings.begin(), findings.end(), [](const Finding* f) { return f->time.valid; });
-  std::stable_sort(findings.begin(), findings.end(), [all_timed](const Finding* a, const Finding* b) {
+  std::stable_sort(findings.begin(), findings.end(), [&](const Finding* a, const Finding* b) {
     int severity_order = severity_rank(*a->rule) - severity_rank(*b->rule);
     if (severity_order != 0) return severity_order < 0;
-    if (all_timed) {
+    if (all_timed && !offsets.empty()) {
+      double delta = *offsets.corrected(*a) - *offsets.corrected(*b);
+      if (delta != 0) return delta < 0;
+    } else if (all_timed) {
       int order = compare(a->time, b->time).value_or(0);
       if (order != 0) return order < 0;
     }
@@ -80,9 +86,14 @@ std::vector<std::string> render_all(const std::vector<rules::Template>& template
   return out;
 }
 
+std::string ranks_phrase_of(const std::vector<int>& ranks) {
+  return (ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(ranks);
+}
+
 struct InitiatingRank {
   std::optional<int> rank;
   std::string reason;
+  std::string skew_note = {};  // set when correcting host clocks changed who looks first
 };
 
 // Who started it, among the findings of the diagnosis' group (earliest first). One rank:
@@ -130,7 +141,40 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
   return std::nullopt;
 }
 
-InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members) {
+// The earliest of several reporters on different hosts, on the job's common clock. The offsets
+// are good to about a second, so reports less than a second apart are not ordered.
+InitiatingRank earliest_after_skew(const Finding& first, const Finding& runner_up, const std::string& who,
+                                   const HostOffsets& offsets) {
+  double gap = *offsets.corrected(runner_up) - *offsets.corrected(first);
+  if (gap < 1.0) return {std::nullopt, who + " all reported it within a second of each other, once host clocks are aligned"};
+  auto where = [&](const Finding& f) {
+    std::string text = " at " + f.time.to_string();
+    if (!f.host.empty()) text += " on " + f.host;
+    return text;
+  };
+  std::string first_skew = offsets.describe(first.host);
+  std::string other = runner_up.rank >= 0 ? "rank " + std::to_string(runner_up.rank) : "a process with no rank";
+  InitiatingRank out;
+  out.rank = first.rank;
+  out.reason = "rank " + std::to_string(first.rank) + " reported it first," + where(first) +
+               (first_skew.empty() ? "" : " (" + first_skew + ")") + ", " +
+               std::to_string(std::llround(gap)) + " s before " + other + where(runner_up) +
+               (first.time_inherited || runner_up.time_inherited
+                    ? " (from the timestamps of the lines before the errors)"
+                    : "");
+  if (compare(first.time, runner_up.time).value_or(0) >= 0) {
+    std::vector<std::string> skewed;
+    for (const auto* f : {&first, &runner_up}) {
+      if (auto text = offsets.describe(f->host); !text.empty()) skewed.push_back(text);
+    }
+    out.skew_note = "clock skew mattered: " + join(skewed, ", ") + " (estimated from " + offsets.basis +
+                    "); by the raw timestamps " + other + " would look first";
+  }
+  return out;
+}
+
+InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members,
+                               const HostOffsets& offsets) {
   if (group.ranks.empty()) return {std::nullopt, "no line names the rank that reported it"};
   bool all_ranked = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->rank >= 0; });
   // Reports with a pid but no rank may be other processes, or the named rank itself in a
@@ -159,6 +203,8 @@ InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<cons
   bool all_timed = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->time.valid; });
   if (!all_timed) return {std::nullopt, who + " all reported it and no timestamps order them"};
   if (first->rank < 0) return {std::nullopt, "the earliest report names no rank"};
+  bool across_hosts = first->host != (*runner_up)->host;
+  if (!offsets.empty() && across_hosts) return earliest_after_skew(*first, **runner_up, who, offsets);
   if (compare(first->time, (*runner_up)->time).value_or(0) >= 0) {
     return {std::nullopt, who + " all reported it within the same second"};
   }
@@ -169,8 +215,55 @@ InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<cons
                            (inherited ? " (from the timestamps of the lines before the errors)" : "")};
 }
 
+// What the watchdog lines say about ranks that reported the same root cause: the one that
+// never reached the collective the others timed out in, or whose NCCL work is furthest behind.
+std::optional<InitiatingRank> behind_in_watchdog(const std::vector<int>& candidates,
+                                                 const std::vector<const Finding*>& symptoms) {
+  std::map<int64_t, std::set<int>> waited;  // SeqNum -> ranks whose watchdog stopped there
+  std::map<int, int64_t> completed, enqueued;  // rank -> lowest reported
+  for (const Finding* f : symptoms) {
+    if (f->rank < 0) continue;
+    if (auto seq = int_fact(f->facts, "seq_num")) waited[*seq].insert(f->rank);
+    for (auto [name, table] : {std::pair{"last_completed", &completed}, std::pair{"last_enqueued", &enqueued}}) {
+      if (auto value = int_fact(f->facts, name)) {
+        auto [slot, inserted] = table->try_emplace(f->rank, *value);
+        if (!inserted) slot->second = std::min(slot->second, *value);
+      }
+    }
+  }
+  if (!waited.empty()) {
+    auto widest = std::max_element(waited.begin(), waited.end(),
+                                   [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    const std::set<int>& ranks = widest->second;
+    std::vector<int> absent, present;
+    for (int rank : candidates) (ranks.contains(rank) ? present : absent).push_back(rank);
+    if (absent.size() == 1 && !present.empty()) {
+      return InitiatingRank{absent.front(), "rank " + std::to_string(absent.front()) +
+                                                " never reached collective SeqNum " + std::to_string(widest->first) +
+                                                ", in which " + ranks_phrase_of(present) + " and " +
+                                                std::to_string(ranks.size() - present.size()) +
+                                                " other rank(s) timed out"};
+    }
+  }
+  for (auto [name, table] : {std::pair{"completed", &completed}, std::pair{"enqueued", &enqueued}}) {
+    std::vector<std::pair<int64_t, int>> known;  // (work, rank) of the candidates that report it
+    for (int rank : candidates) {
+      if (auto it = table->find(rank); it != table->end()) known.emplace_back(it->second, rank);
+    }
+    if (known.size() < 2) continue;
+    std::sort(known.begin(), known.end());
+    if (known[0].first < known[1].first) {
+      return InitiatingRank{known[0].second, "rank " + std::to_string(known[0].second) + " had " + name +
+                                                 " the least NCCL work (" + std::to_string(known[0].first) +
+                                                 ") of the ranks that reported it"};
+    }
+  }
+  return std::nullopt;
+}
+
 Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>& members, size_t root_cause_groups,
-                   const std::vector<int>& ranks_seen) {
+                   const std::vector<int>& ranks_seen, const HostOffsets& offsets,
+                   const std::vector<const Finding*>& symptoms) {
   const rules::Rule& rule = *group.rule;
   Diagnosis diagnosis;
   diagnosis.rule = &rule;
@@ -196,9 +289,19 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
   }
   std::optional<InitiatingRank> behind;
   if (rule.role == Role::kSymptom) behind = straggler(group, members, ranks_seen);
-  auto initiating = behind ? *behind : initiating_rank(group, members);
+  auto initiating = behind ? *behind : initiating_rank(group, members, offsets);
+  std::optional<InitiatingRank> watchdog;
+  if (rule.role == Role::kRootCause && group.ranks.size() > 1) watchdog = behind_in_watchdog(group.ranks, symptoms);
+  if (!initiating.rank && watchdog) {
+    initiating.reason += "; " + watchdog->reason;
+    initiating.rank = watchdog->rank;
+  } else if (initiating.rank && watchdog && watchdog->rank != initiating.rank) {
+    initiating.reason += "; but " + watchdog->reason;
+    confidence -= 0.1;
+  }
   diagnosis.initiating_rank = initiating.rank;
   diagnosis.reasons.push_back(initiating.reason);
+  if (!initiating.skew_note.empty()) diagnosis.reasons.push_back(initiating.skew_note);
   if (initiating.rank) confidence += 0.1;
   if (root_cause_groups > 1) {
     confidence -= 0.1;
@@ -257,9 +360,12 @@ std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vecto
 }
 
 // Last resorts when the failure's lines name no rank: a job whose logs show one rank only,
-// or a launcher's local rank on a job with no more than one host (local is global there).
-// Each says what it rests on.
-void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen, const JobShape& shape) {
+// or a launcher's local rank on a job with no more than one host (local is global there), or
+// the one CUDA device of the one process that reported it, on one host (torchrun and most
+// launchers give each process the device of its local rank). Each says what it rests on; none
+// adds to the confidence.
+void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen, const std::vector<const Finding*>& members,
+                        const JobShape& shape) {
   if (!chosen.ranks.empty()) return;
   if (shape.ranks_seen.size() == 1) {
     diagnosis.initiating_rank = shape.ranks_seen.front();
@@ -272,6 +378,52 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen, const 
     diagnosis.initiating_rank = static_cast<int>(*local_rank);
     diagnosis.reasons.back() = "the launcher names local rank " + std::to_string(*local_rank) +
                                ", and the logs show one node at most, where local and global ranks agree";
+    return;
+  }
+  if (!shape.ranks_seen.empty() || shape.hosts.size() > 1 || members.empty()) return;
+  std::set<int64_t> devices, pids;
+  for (const Finding* f : members) {
+    auto device = int_fact(f->facts, "cuda_dev");
+    if (!device || f->pid == 0) return;
+    devices.insert(*device);
+    pids.insert(f->pid);
+  }
+  if (devices.size() != 1 || pids.size() != 1) return;
+  diagnosis.initiating_rank = static_cast<int>(*devices.begin());
+  diagnosis.reasons.back() = "the error names no rank; the one process that reported it (pid " +
+                             std::to_string(*pids.begin()) + ") drives CUDA device " + std::to_string(*devices.begin()) +
+                             " of the one host in these logs, and with one GPU per process that is local rank " +
+                             std::to_string(*devices.begin()) + ", the global rank on one node";
+}
+
+// NCCL peers that other ranks lost point at the rank that went away. Among several ranks that
+// reported the root cause, the one on the peers' host; for a diagnosis of symptoms only, the
+// one rank on the peers' host that reported no error itself.
+void name_rank_from_peers(Diagnosis& diagnosis, const FindingGroup& chosen, const std::vector<PeerReport>& peers,
+                          const std::vector<const Finding*>& symptoms) {
+  std::set<int> reporting;
+  for (const Finding* f : symptoms) {
+    if (f->rank >= 0) reporting.insert(f->rank);
+  }
+  for (const auto& peer : peers) {
+    if (peer.ranks.empty()) continue;
+    std::vector<int> candidates;
+    if (chosen.rule->role == Role::kRootCause) {
+      std::set_intersection(chosen.ranks.begin(), chosen.ranks.end(), peer.ranks.begin(), peer.ranks.end(),
+                            std::back_inserter(candidates));
+    } else {
+      for (int rank : peer.ranks) {
+        if (!reporting.contains(rank)) candidates.push_back(rank);
+      }
+    }
+    if (candidates.size() != 1) continue;
+    std::string reporters = peer.reporters.empty() ? "NCCL" : "NCCL on " + ranks_phrase_of(peer.reporters);
+    diagnosis.initiating_rank = candidates.front();
+    diagnosis.reasons.back() +=
+        "; " + reporters + " lost its peer " + peer.peer + " (host " + peer.host + ", where the logs show " +
+        ranks_phrase_of(peer.ranks) + "), and rank " + std::to_string(candidates.front()) + " is the only one there " +
+        (chosen.rule->role == Role::kRootCause ? "that reported it" : "that reported no error itself");
+    return;
   }
 }
 
@@ -339,8 +491,9 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   for (const auto& finding : findings) {
     (finding.rule->role == Role::kRootCause ? roots : symptoms).push_back(&finding);
   }
-  sort_by_first_seen(roots);
-  sort_by_first_seen(symptoms);
+  HostOffsets offsets = estimate_host_offsets(findings);
+  sort_by_first_seen(roots, offsets);
+  sort_by_first_seen(symptoms, offsets);
   auto root_groups = fold(roots);
   auto symptom_groups = fold(symptoms);
 
@@ -353,8 +506,8 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
       members.push_back(finding);
     }
   }
-  sort_by_first_seen(members);
-  analysis.diagnosis = diagnose(chosen, members, root_groups.size(), analysis.shape.ranks_seen);
+  sort_by_first_seen(members, offsets);
+  analysis.diagnosis = diagnose(chosen, members, root_groups.size(), analysis.shape.ranks_seen, offsets, symptoms);
   if (!analysis.diagnosis->initiating_rank && chosen.ranks.empty()) {
     // The same failure often appears twice: a bare error line that names no rank, and a
     // relay of it (a watchdog, a launcher) that does. One rank named by the relays is it.
@@ -369,7 +522,11 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
       analysis.diagnosis->confidence = std::min(1.0, analysis.diagnosis->confidence + 0.05);
     }
   }
-  if (!analysis.diagnosis->initiating_rank) name_rank_from_job(*analysis.diagnosis, chosen, analysis.shape);
+  if (!analysis.diagnosis->initiating_rank) {
+    analysis.shape.host_directory.observe(findings);
+    name_rank_from_peers(*analysis.diagnosis, chosen, peers_named(findings, analysis.shape.host_directory), symptoms);
+  }
+  if (!analysis.diagnosis->initiating_rank) name_rank_from_job(*analysis.diagnosis, chosen, members, analysis.shape);
   for (auto& group : symptom_groups) {
     if (!root_groups.empty()) group.collateral_of = analysis.diagnosis->cause;
   }

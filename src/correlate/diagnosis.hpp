@@ -8,6 +8,7 @@
 
 #include "base/timestamp.hpp"
 #include "base/value.hpp"
+#include "correlate/peers.hpp"
 #include "rules/finding.hpp"
 
 namespace faultline::correlate {
@@ -63,6 +64,7 @@ struct JobShape {
   std::vector<int> ranks_seen;
   std::vector<std::string> hosts;
   std::vector<std::string> truncated_sources;  // ended inside a traceback or error block
+  HostDirectory host_directory;                 // ranks and addresses per host, for NCCL peer names
 };
 
 // How much of the job the logs show: a partial log still deserves an answer, but says so.

@@ -1,0 +1,112 @@
+#include "correlate/peers.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace faultline::correlate {
+namespace {
+
+bool is_ipv4(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+const std::string* string_fact(const Facts& facts, std::string_view name) {
+  const Value* value = find_fact(facts, name);
+  if (!value || !std::holds_alternative<std::string>(*value)) return nullptr;
+  return &std::get<std::string>(*value);
+}
+
+// The addresses in an NCCL INFO line that says which interfaces this process uses:
+// "Bootstrap : Using eth0:10.0.0.5<0>", "NET/Socket : Using [0]eth0:10.0.0.5<0> [1]ib0:…",
+// "NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.5<0>". An address sits between the
+// interface's ':' and the '<' of its port.
+std::vector<std::string_view> own_addresses(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t using_at = text.find(" Using ");
+  if (using_at == std::string_view::npos || text.find("NCCL INFO") == std::string_view::npos) return out;
+  std::string_view rest = text.substr(using_at + 7);
+  while (!rest.empty()) {
+    size_t open = rest.find('<');
+    if (open == std::string_view::npos) break;
+    size_t token = rest.find_last_of(" ]", open);
+    std::string_view word = rest.substr(token == std::string_view::npos ? 0 : token + 1,
+                                        open - (token == std::string_view::npos ? 0 : token + 1));
+    size_t colon = word.find(':');
+    if (colon != std::string_view::npos && colon + 1 < word.size()) out.push_back(word.substr(colon + 1));
+    rest.remove_prefix(open + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string normalize_host(std::string_view host) {
+  std::string out;
+  for (char c : host) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (size_t scope = out.find('%'); scope != std::string::npos) out.resize(scope);
+  if (out.find(':') == std::string::npos && !is_ipv4(out)) {
+    if (size_t dot = out.find('.'); dot != std::string::npos && dot > 0) out.resize(dot);
+  }
+  return out;
+}
+
+void HostDirectory::observe(std::string_view host, int rank, std::string_view text) {
+  if (host.empty()) return;
+  if (rank >= 0 && (rank != last_rank_ || host != last_host_)) {
+    last_rank_ = rank;
+    last_host_.assign(host);
+    std::string name = normalize_host(host);
+    auto it = host_ranks_.find(name);
+    if (it != host_ranks_.end()) {
+      it->second.insert(rank);
+    } else if (host_ranks_.size() < kMaxEntries) {
+      host_ranks_[name].insert(rank);
+    }
+  }
+  if (text.size() < 20 || text.find("Using") == std::string_view::npos) return;
+  for (std::string_view address : own_addresses(text)) {
+    if (address_hosts_.size() >= kMaxEntries) break;
+    address_hosts_.try_emplace(normalize_host(address), normalize_host(host));
+  }
+}
+
+void HostDirectory::observe(const std::vector<rules::Finding>& findings) {
+  for (const auto& finding : findings) observe(finding.host, finding.rank, {});
+}
+
+std::string HostDirectory::host_of(std::string_view peer) const {
+  std::string name = normalize_host(peer);
+  if (auto it = address_hosts_.find(name); it != address_hosts_.end()) return it->second;
+  return name;
+}
+
+std::vector<int> HostDirectory::ranks_of(std::string_view peer) const {
+  auto it = host_ranks_.find(host_of(peer));
+  if (it == host_ranks_.end()) return {};
+  return {it->second.begin(), it->second.end()};
+}
+
+std::vector<PeerReport> peers_named(const std::vector<rules::Finding>& findings, const HostDirectory& directory) {
+  std::vector<PeerReport> peers;
+  for (const auto& finding : findings) {
+    if (finding.rule->role != rules::Role::kSymptom) continue;
+    const std::string* peer = string_fact(finding.facts, "peer_host");
+    if (!peer) peer = string_fact(finding.facts, "peer_ip");
+    if (!peer || peer->empty()) continue;
+    std::string host = directory.host_of(*peer);
+    auto it = std::find_if(peers.begin(), peers.end(), [&](const PeerReport& p) { return p.host == host; });
+    if (it == peers.end()) {
+      peers.push_back({*peer, host, directory.ranks_of(*peer), {}});
+      it = peers.end() - 1;
+    }
+    if (finding.rank >= 0 && std::find(it->reporters.begin(), it->reporters.end(), finding.rank) == it->reporters.end()) {
+      it->reporters.push_back(finding.rank);
+    }
+  }
+  for (auto& peer : peers) std::sort(peer.reporters.begin(), peer.reporters.end());
+  std::stable_sort(peers.begin(), peers.end(),
+                   [](const PeerReport& a, const PeerReport& b) { return a.reporters.size() > b.reporters.size(); });
+  return peers;
+}
+
+}  // namespace faultline::correlate
