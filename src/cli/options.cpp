@@ -17,7 +17,8 @@ Usage:
   faultline merge RESULT.jsonl...    the summary of sharded scans, from their lines
   faultline preflight --config config.json --tp N [--pp N] [--gpus N|FILE|auto]
                                      check a TP/PP plan against the model before launch
-  faultline repro (--config config.json | --heads N [--kv-heads N] [--ffn N]) --tp N [--backend cpu]
+  faultline repro (--config config.json | --heads N [--kv-heads N] [--ffn N] [--vocab N]) --tp N
+                 [--backend cpu|cuda] [--full-size]
                                      run a small TP job: reproduce the failure, check the fix
   faultline rules list               the rules in force
   faultline rules test [--corpus DIR]
@@ -117,6 +118,8 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("kv-heads", po::value<int64_t>(&options.kv_heads))
       ("ffn", po::value<int64_t>(&options.ffn))
       ("backend", po::value<std::string>(&options.backend))
+      ("vocab", po::value<int64_t>(&options.vocab))
+      ("full-size", po::bool_switch(&options.full_size))
       ("jobs,j", po::value<int64_t>(&options.threads))
       ("shard", po::value<std::string>(&options.shard))
       ("job-by", po::value<std::string>(&options.job_by))
@@ -158,8 +161,12 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       if (!values.count("tp")) return Status::error("'repro' needs --tp N");
       if (options.tp < 1 || options.tp > 4096) return Status::error("--tp must be between 1 and 4096");
       if (options.config.empty() && options.heads < 1) return Status::error("'repro' needs --config config.json or --heads N");
-      if (options.heads < 0 || options.kv_heads < 0 || options.ffn < 0 || options.heads > 65536 || options.ffn > 1 << 20) {
-        return Status::error("--heads, --kv-heads and --ffn must be positive and reasonable");
+      if (options.heads < 0 || options.kv_heads < 0 || options.ffn < 0 || options.heads > 65536 || options.ffn > 1 << 20 ||
+          options.vocab < 0 || options.vocab > 1 << 24) {
+        return Status::error("--heads, --kv-heads, --ffn and --vocab must be positive and reasonable");
+      }
+      if (options.backend != "cpu" && options.backend != "cuda") {
+        return Status::error("--backend must be cpu or cuda, not '" + options.backend + "'");
       }
       if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
       break;

@@ -33,6 +33,8 @@ struct Options {
   int64_t kv_heads = 0;             // repro: key/value heads
   int64_t ffn = 0;                  // repro: FFN intermediate size
   std::string backend = "cpu";      // repro: cpu (cuda where built with CUDA and NCCL)
+  int64_t vocab = 0;                // repro: vocabulary size (else from --config, else 32000)
+  bool full_size = false;           // repro: the model's real sizes instead of scaled-down ones
   std::string help_topic;           // the usage text to print for kHelp
   int64_t threads = 0;              // scan: worker threads (-j), 0 for one per core
   std::string shard;                // scan: "I/N", this scan's share of the jobs

@@ -1,33 +1,57 @@
 // `faultline repro`: run a small tensor-parallel job that reproduces a TP configuration
-// failure, shows that faultline diagnoses the error it raises, and checks the fix.
+// failure, shows that faultline diagnoses the error it raises, and checks the fix against an
+// unsharded reference. Every result says how real it is (HOST_CHECK, CPU_EMULATION,
+// GPU_LOCAL_REDUCE, NCCL_SINGLE_RANK, REAL_MULTI_GPU) and never claims more.
 #include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.hpp"
 #include "cli/pipeline.hpp"
 #include "preflight/model_config.hpp"
+#include "repro/cpu_backend.hpp"
+#include "repro/cuda_backend.hpp"
+#include "repro/host_memory.hpp"
 #include "repro/tp_job.hpp"
 
 namespace faultline::cli {
 namespace {
 
-// Every result says how real it is: HOST_CHECK (the frameworks' checks, no computation) or
-// CPU_EMULATION (ranks as slices on the CPU, the all-reduce as a sum); never more.
-std::string describe(const repro::TpOutcome& outcome) {
-  if (!outcome.ran) return "[HOST_CHECK] refused: " + outcome.error;
-  char buffer[160];
-  std::snprintf(buffer, sizeof buffer, "[CPU_EMULATION] ran; %s the single-rank result (max difference %.1e)",
-                outcome.matches ? "matches" : "DOES NOT match", outcome.max_difference);
+std::string number(double value, const char* format) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, format, value);
   return buffer;
 }
 
-// The largest TP size, at most `limit`, that the job can take.
-int64_t fitting_tp(const repro::TpJob& job, int64_t limit) {
+std::string sizes(const repro::TpJob& job) {
+  return "head_dim " + std::to_string(job.head_dim) + ", hidden " + std::to_string(job.hidden_size()) + ", FFN " +
+         std::to_string(job.ffn_size()) + ", vocabulary " + std::to_string(job.vocab_size()) + " padded to " +
+         std::to_string(job.padded_vocab()) + " (a multiple of " + std::to_string(job.vocab_multiple) + "×TP)";
+}
+
+// The outcome's first line, after "TP N: ", and the lines that follow it.
+std::string describe(const repro::TpOutcome& outcome) {
+  using Kind = repro::TpOutcome::Kind;
+  if (outcome.kind == Kind::kRefused) return "[HOST_CHECK] refused: " + outcome.error + "\n";
+  if (outcome.kind == Kind::kCannotRun) return "cannot run: " + outcome.error + "\n";
+  std::string text = "[" + std::string(repro::label(outcome.realism)) + "] ran; sharded " +
+                     (outcome.matches ? "matches" : "DOES NOT match") +
+                     " the unsharded double-precision reference: max |difference| " +
+                     number(outcome.max_difference, "%.1e") + (outcome.matches ? " <= " : " > ") + "tolerance " +
+                     number(outcome.tolerance, "%.1e") + " (" + number(outcome.relative_tolerance, "%.0e") +
+                     " × max(1, max |reference| " + number(outcome.reference_scale, "%.2f") + "))\n";
+  text += "    ranks: " + outcome.note + "; " + std::to_string(outcome.all_reduces) + " all-reduces\n";
+  text += "    timings: init " + number(outcome.init_ms, "%.1f") + " ms";
+  if (outcome.communicator_ms > 0) text += " (NCCL communicators " + number(outcome.communicator_ms, "%.1f") + " ms)";
+  text += ", run " + number(outcome.run_ms, "%.2f") + " ms";
+  if (outcome.warm_run_ms > 0) text += " (again, warm: " + number(outcome.warm_run_ms, "%.2f") + " ms)";
+  text += ", reference " + number(outcome.reference_ms, "%.1f") + " ms\n";
+  return text;
+}
+
+// The largest TP size, at most `limit`, that the frameworks accept for this model.
+int64_t fitting_tp(const repro::ModelGeometry& geometry, int64_t limit) {
   for (int64_t tp = limit; tp > 1; --tp) {
-    repro::TpJob candidate = job;
-    candidate.tp = tp;
-    candidate.tokens = 1;
-    if (repro::run_on_cpu(candidate).ran) return tp;
+    if (repro::check_on_host(repro::full_size_job(geometry, tp)).passed) return tp;
   }
   return 1;
 }
@@ -35,13 +59,14 @@ int64_t fitting_tp(const repro::TpJob& job, int64_t limit) {
 }  // namespace
 
 int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) {
-  if (options.backend != "cpu") {
-    out.err("faultline: the '" + options.backend +
-            "' backend is not built into this binary (it needs CUDA and NCCL at build time); use --backend cpu\n");
+  bool cuda = options.backend == "cuda";
+  if (cuda && !repro::cuda_backend_built()) {
+    std::string why_not;
+    repro::cuda_device_count(why_not);
+    out.err("faultline: " + why_not + "\n");
     return 2;
   }
-  repro::TpJob job;
-  job.tp = options.tp;
+  repro::ModelGeometry geometry;
   if (!options.config.empty()) {
     auto shape = preflight::read_model_config(options.config);
     if (!shape) {
@@ -52,36 +77,69 @@ int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) 
       out.err("faultline: " + options.config + ": no num_attention_heads\n");
       return 2;
     }
-    job.heads = *shape->heads;
-    job.kv_heads = shape->kv_heads.value_or(0);
-    job.ffn = shape->ffn.value_or(0);
+    geometry.heads = *shape->heads;
+    geometry.kv_heads = shape->kv_heads.value_or(0);
+    geometry.hidden = shape->hidden.value_or(0);
+    geometry.ffn = shape->ffn.value_or(0);
+    geometry.vocab = shape->vocab.value_or(0);
   }
-  if (options.heads) job.heads = options.heads;
-  if (options.kv_heads) job.kv_heads = options.kv_heads;
-  if (options.ffn) job.ffn = options.ffn;
-  if (job.heads <= 0) {
+  if (options.heads) geometry.heads = options.heads;
+  if (options.kv_heads) geometry.kv_heads = options.kv_heads;
+  if (options.ffn) geometry.ffn = options.ffn;
+  if (options.vocab) geometry.vocab = options.vocab;
+  if (geometry.heads <= 0) {
     out.err("faultline: 'repro' needs --config config.json or --heads N\n");
     return 2;
   }
-  auto outcome = repro::run_on_cpu(job);
-  out.out("repro on the cpu backend: " + std::to_string(job.heads) + " heads, " +
-          (job.kv_heads ? std::to_string(job.kv_heads) : std::to_string(job.heads)) + " KV heads, FFN " +
-          std::to_string(job.ffn ? job.ffn : 4 * job.heads * job.head_dim) + ", TP " + std::to_string(job.tp) + "\n");
-  out.out("  TP " + std::to_string(job.tp) + ": " + describe(outcome) + "\n");
-  if (outcome.ran) return outcome.matches ? 0 : 1;
+  geometry = repro::complete(geometry);
+  auto job_for = [&](int64_t tp) {
+    return options.full_size ? repro::full_size_job(geometry, tp) : repro::scaled_job(geometry, tp);
+  };
+  auto run = [&](const repro::TpJob& job) { return cuda ? repro::run_on_cuda(job) : repro::run_on_cpu(job); };
+
+  repro::TpJob real = repro::full_size_job(geometry, options.tp);
+  if (std::string invalid = repro::invalid_sizes(real); !invalid.empty()) {
+    out.err("faultline: repro: " + invalid + "\n");
+    return 2;
+  }
+  repro::TpJob job = job_for(options.tp);
+  out.out("repro of TP " + std::to_string(options.tp) + " on the " + options.backend + " backend: " +
+          std::to_string(geometry.heads) + " heads, " + std::to_string(geometry.kv_heads) + " KV heads, hidden " +
+          std::to_string(geometry.hidden) + ", FFN " + std::to_string(geometry.ffn) + ", vocabulary " +
+          std::to_string(geometry.vocab) + ", " + std::to_string(job.tokens) + " tokens\n");
+  if (options.full_size) {
+    out.out("  sizes: the real ones, " + sizes(job) + "; about " + repro::format_bytes(repro::weight_bytes(job)) +
+            " of weights in double precision, which can be slow\n");
+  } else {
+    out.out("  sizes: scaled down " + std::to_string(repro::scale_factor(geometry)) +
+            "× (the same heads, KV heads and divisibility by TP): " + sizes(job) + "; --full-size runs the real ones\n");
+  }
+
+  // The frameworks' checks see the real sizes, and say what they say about them.
+  repro::HostCheck check = repro::check_on_host(real);
+  if (check.passed) {
+    repro::TpOutcome outcome = run(job);
+    if (outcome.kind == repro::TpOutcome::Kind::kCannotRun) {
+      out.err("faultline: repro --backend " + options.backend + ": " + outcome.error +
+              (options.full_size ? "; without --full-size the job is scaled down" : "") +
+              (cuda ? "; --backend cpu runs the job on this machine's CPU" : "") + "\n");
+      return 2;
+    }
+    out.out("  TP " + std::to_string(options.tp) + ": " + describe(outcome));
+    return outcome.matches ? 0 : 1;
+  }
+  out.out("  TP " + std::to_string(options.tp) + ": [HOST_CHECK] refused: " + check.error + "\n");
 
   // The error, as the frameworks print it, goes through faultline's own rules.
   rules::Engine engine(rules);
-  auto findings = findings_for_text(engine, outcome.error);
+  auto findings = findings_for_text(engine, check.error);
   auto same_cause = std::find_if(findings.begin(), findings.end(),
-                                 [&](const rules::Finding& f) { return f.rule->cause == outcome.cause; });
+                                 [&](const rules::Finding& f) { return f.rule->cause == check.cause; });
   out.out(same_cause == findings.end()
-              ? "  faultline does not recognise this error: a rule is missing for " + outcome.cause + "\n"
-              : "  faultline diagnoses it as " + outcome.cause + " (rule " + same_cause->rule->id + ")\n");
-  int64_t fix = fitting_tp(job, job.tp);
-  repro::TpJob fixed = job;
-  fixed.tp = fix;
-  out.out("  the fix, TP " + std::to_string(fix) + ": " + describe(repro::run_on_cpu(fixed)) + "\n");
+              ? "  faultline does not recognise this error: a rule is missing for " + check.cause + "\n"
+              : "  faultline diagnoses it as " + check.cause + " (rule " + same_cause->rule->id + ")\n");
+  int64_t fix = fitting_tp(geometry, options.tp);
+  out.out("  the fix, TP " + std::to_string(fix) + ": " + describe(run(job_for(fix))));
   return 1;
 }
 

@@ -1,121 +1,167 @@
 #include "repro/tp_job.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <random>
-#include <vector>
+
+#include "tp/arithmetic.hpp"
 
 namespace faultline::repro {
 namespace {
 
-using Matrix = std::vector<double>;  // row-major
+constexpr int64_t kScaledHeadDim = 8;
+constexpr int64_t kMegatronVocabDivisibleBy = 128;
 
-Matrix random_matrix(int64_t rows, int64_t cols, std::mt19937_64& random) {
-  std::normal_distribution<double> normal(0.0, 0.1);
-  Matrix m(static_cast<size_t>(rows * cols));
-  for (auto& value : m) value = normal(random);
-  return m;
-}
-
-// out[rows × cols] = a[rows × inner] · b[inner × cols], reading columns [col_begin, col_end)
-// of b, or rows [row_begin, row_end) of b when `by_rows`.
-Matrix multiply(const Matrix& a, int64_t rows, int64_t inner, const Matrix& b, int64_t b_cols, int64_t begin,
-                int64_t end, bool by_rows) {
-  int64_t cols = by_rows ? b_cols : end - begin;
-  int64_t used_inner = by_rows ? end - begin : inner;
-  Matrix out(static_cast<size_t>(rows * cols), 0.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t k = 0; k < used_inner; ++k) {
-      double left = a[static_cast<size_t>(r * (by_rows ? used_inner : inner) + k)];
-      int64_t b_row = by_rows ? begin + k : k;
-      for (int64_t c = 0; c < cols; ++c) {
-        int64_t b_col = by_rows ? c : begin + c;
-        out[static_cast<size_t>(r * cols + c)] += left * b[static_cast<size_t>(b_row * b_cols + b_col)];
-      }
-    }
-  }
-  return out;
-}
-
-void add_into(Matrix& sum, const Matrix& part) {
-  for (size_t i = 0; i < sum.size(); ++i) sum[i] += part[i];
-}
-
-Matrix gelu(Matrix m) {
-  for (auto& x : m) x = 0.5 * x * (1.0 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
-  return m;
-}
-
-// One block: v = x·Wv (the value projection stands for QKV), o = v·Wo, h = gelu(o·W1), y = h·W2.
-// Ranks own column slices of Wv and W1 and row slices of Wo and W2; the two row-parallel
-// products are summed across ranks, which is what the all-reduce does.
-struct Block {
-  int64_t hidden, inner, ffn;
-  Matrix x, wv, wo, w1, w2;
-};
-
-Matrix run_block(const Block& b, int64_t tokens, int64_t tp) {
-  Matrix attention(static_cast<size_t>(tokens * b.hidden), 0.0);
-  for (int64_t rank = 0; rank < tp; ++rank) {
-    int64_t begin = b.inner / tp * rank, end = b.inner / tp * (rank + 1);
-    Matrix v = multiply(b.x, tokens, b.hidden, b.wv, b.inner, begin, end, false);
-    add_into(attention, multiply(v, tokens, end - begin, b.wo, b.hidden, begin, end, true));  // all-reduce
-  }
-  Matrix out(static_cast<size_t>(tokens * b.hidden), 0.0);
-  for (int64_t rank = 0; rank < tp; ++rank) {
-    int64_t begin = b.ffn / tp * rank, end = b.ffn / tp * (rank + 1);
-    Matrix h = gelu(multiply(attention, tokens, b.hidden, b.w1, b.ffn, begin, end, false));
-    add_into(out, multiply(h, tokens, end - begin, b.w2, b.hidden, begin, end, true));  // all-reduce
-  }
-  return out;
+// A size n divided by `factor`, at least 1, keeping n's remainder modulo `modulus`: whether
+// `modulus` divides it stays as it was.
+int64_t scale_keeping_remainder(int64_t n, int64_t factor, int64_t modulus) {
+  int64_t quotient = std::max<int64_t>(1, n / factor / modulus);
+  return quotient * modulus + n % modulus;
 }
 
 }  // namespace
 
-TpOutcome run_on_cpu(const TpJob& job) {
-  TpOutcome outcome;
-  int64_t kv_heads = job.kv_heads > 0 ? job.kv_heads : job.heads;
-  int64_t ffn = job.ffn > 0 ? job.ffn : 4 * job.heads * job.head_dim;
-  if (job.heads <= 0 || job.tp <= 0 || job.head_dim <= 0) {
-    outcome.error = "heads, head_dim and tp must be positive";
-    return outcome;
+int64_t TpJob::padded_vocab() const {
+  return tp::next_multiple(vocab_size(), std::max<int64_t>(1, vocab_multiple) * std::max<int64_t>(1, tp));
+}
+
+ModelGeometry complete(ModelGeometry geometry) {
+  if (geometry.kv_heads <= 0) geometry.kv_heads = geometry.heads;
+  if (geometry.head_dim <= 0) {
+    geometry.head_dim = geometry.hidden > 0 && geometry.heads > 0 && geometry.hidden % geometry.heads == 0
+                            ? geometry.hidden / geometry.heads
+                            : 128;
   }
-  // The checks frameworks make before they shard, in their words (vLLM's, then Megatron's).
+  if (geometry.hidden <= 0) geometry.hidden = geometry.heads * geometry.head_dim;
+  if (geometry.ffn <= 0) geometry.ffn = 4 * geometry.hidden;
+  if (geometry.vocab <= 0) geometry.vocab = 32000;
+  return geometry;
+}
+
+TpJob full_size_job(const ModelGeometry& geometry, int64_t tp) {
+  ModelGeometry real = complete(geometry);
+  TpJob job;
+  job.heads = real.heads;
+  job.kv_heads = real.kv_heads;
+  job.head_dim = real.head_dim;
+  job.hidden = real.hidden;
+  job.ffn = real.ffn;
+  job.vocab = real.vocab;
+  job.vocab_multiple = kMegatronVocabDivisibleBy;
+  job.tp = tp;
+  return job;
+}
+
+int64_t scale_factor(const ModelGeometry& geometry) {
+  ModelGeometry real = complete(geometry);
+  return real.head_dim > kScaledHeadDim ? real.head_dim / kScaledHeadDim : 1;
+}
+
+TpJob scaled_job(const ModelGeometry& geometry, int64_t tp) {
+  ModelGeometry real = complete(geometry);
+  int64_t factor = scale_factor(real);
+  tp = std::max<int64_t>(1, tp);
+  TpJob job = full_size_job(real, tp);
+  job.head_dim = real.head_dim / factor;
+  job.hidden = real.hidden == real.heads * real.head_dim ? real.heads * job.head_dim
+                                                          : std::max<int64_t>(1, real.hidden / factor);
+  job.ffn = scale_keeping_remainder(real.ffn, factor, tp);
+  job.vocab_multiple = std::max<int64_t>(1, kMegatronVocabDivisibleBy / factor);
+  int64_t real_multiple = kMegatronVocabDivisibleBy * tp;
+  int64_t scaled_multiple = job.vocab_multiple * tp;
+  int64_t vocab = std::max<int64_t>(1, (real.vocab + factor - 1) / factor);
+  bool real_needs_padding = real.vocab % real_multiple != 0;
+  if (real_needs_padding && vocab % scaled_multiple == 0 && scaled_multiple > 1) {
+    vocab = vocab > 1 ? vocab - 1 : vocab + 1;
+  } else if (!real_needs_padding) {
+    vocab = tp::next_multiple(vocab, scaled_multiple);
+  }
+  job.vocab = vocab;
+  return job;
+}
+
+std::string invalid_sizes(const TpJob& job) {
+  if (job.heads <= 0 || job.kv_heads < 0 || job.head_dim <= 0 || job.hidden < 0 || job.ffn < 0 || job.vocab < 0 ||
+      job.vocab_multiple <= 0 || job.tp <= 0 || job.tokens <= 0) {
+    return "heads, head_dim, tokens and tp must be positive, and no size negative";
+  }
+  if (job.heads % job.kv_heads_or_heads() != 0) {
+    return std::to_string(job.heads) + " attention heads are not a multiple of " +
+           std::to_string(job.kv_heads_or_heads()) + " KV heads";
+  }
+  return "";
+}
+
+HostCheck check_on_host(const TpJob& job) {
+  HostCheck check;
+  auto refuse = [&](std::string error, std::string cause) {
+    check.passed = false;
+    check.error = std::move(error);
+    check.cause = std::move(cause);
+    return check;
+  };
+  int64_t kv_heads = job.kv_heads_or_heads();
+  // vLLM's check, then Megatron's for query groups, then the divide() both use for the FFN.
   if (job.heads % job.tp != 0) {
-    outcome.error = "ValueError: Total number of attention heads (" + std::to_string(job.heads) +
-                    ") must be divisible by tensor parallel size (" + std::to_string(job.tp) + ").";
-    outcome.cause = "tp.heads_not_divisible";
-    return outcome;
+    return refuse("ValueError: Total number of attention heads (" + std::to_string(job.heads) +
+                      ") must be divisible by tensor parallel size (" + std::to_string(job.tp) + ").",
+                  "tp.heads_not_divisible");
   }
   if (kv_heads % job.tp != 0 && job.tp % kv_heads != 0) {
-    outcome.error = "ValueError: num_query_groups (" + std::to_string(kv_heads) +
-                    ") must be a multiple or divisor of tensor_model_parallel_size (" + std::to_string(job.tp) + ").";
-    outcome.cause = "tp.kv_heads_not_divisible";
-    return outcome;
+    return refuse("ValueError: num_query_groups (" + std::to_string(kv_heads) +
+                      ") must be a multiple or divisor of tensor_model_parallel_size (" + std::to_string(job.tp) +
+                      ").",
+                  "tp.kv_heads_not_divisible");
   }
-  if (ffn % job.tp != 0) {
-    outcome.error = "AssertionError: " + std::to_string(ffn) + " is not divisible by " + std::to_string(job.tp);
-    outcome.cause = "tp.ffn_not_divisible";
-    return outcome;
+  if (job.ffn_size() % job.tp != 0) {
+    return refuse("AssertionError: " + std::to_string(job.ffn_size()) + " is not divisible by " +
+                      std::to_string(job.tp),
+                  "tp.ffn_not_divisible");
   }
-  std::mt19937_64 random(job.seed);
-  Block block;
-  block.hidden = job.heads * job.head_dim;
-  block.inner = block.hidden;
-  block.ffn = ffn;
-  block.x = random_matrix(job.tokens, block.hidden, random);
-  block.wv = random_matrix(block.hidden, block.inner, random);
-  block.wo = random_matrix(block.inner, block.hidden, random);
-  block.w1 = random_matrix(block.hidden, ffn, random);
-  block.w2 = random_matrix(ffn, block.hidden, random);
-  Matrix reference = run_block(block, job.tokens, 1);
-  Matrix split = run_block(block, job.tokens, job.tp);
-  outcome.ran = true;
-  for (size_t i = 0; i < reference.size(); ++i) {
-    outcome.max_difference = std::max(outcome.max_difference, std::abs(reference[i] - split[i]));
+  return check;
+}
+
+RankShard shard_of(const TpJob& job, int64_t rank) {
+  RankShard shard;
+  shard.rank = rank;
+  int64_t q_per_rank = job.heads / job.tp;
+  shard.q_head_begin = rank * q_per_rank;
+  shard.q_head_end = shard.q_head_begin + q_per_rank;
+  int64_t kv_heads = job.kv_heads_or_heads();
+  if (job.tp <= kv_heads) {
+    int64_t kv_per_rank = kv_heads / job.tp;
+    shard.kv_head_begin = rank * kv_per_rank;
+    shard.kv_head_end = shard.kv_head_begin + kv_per_rank;
+  } else {
+    shard.kv_head_begin = rank / (job.tp / kv_heads);
+    shard.kv_head_end = shard.kv_head_begin + 1;
   }
-  outcome.matches = outcome.max_difference < 1e-9;
-  return outcome;
+  int64_t ffn_per_rank = job.ffn_size() / job.tp;
+  shard.ffn_begin = rank * ffn_per_rank;
+  shard.ffn_end = shard.ffn_begin + ffn_per_rank;
+  int64_t vocab_per_rank = job.padded_vocab() / job.tp;
+  shard.vocab_begin = rank * vocab_per_rank;
+  shard.vocab_end = shard.vocab_begin + vocab_per_rank;
+  return shard;
+}
+
+uint64_t weight_bytes(const TpJob& job) {
+  auto hidden = static_cast<uint64_t>(job.hidden_size());
+  auto q_width = static_cast<uint64_t>(job.heads * job.head_dim);
+  auto kv_width = static_cast<uint64_t>(job.kv_heads_or_heads() * job.head_dim);
+  auto ffn = static_cast<uint64_t>(job.ffn_size());
+  auto vocab = static_cast<uint64_t>(job.padded_vocab());
+  uint64_t values = vocab * hidden + hidden * (q_width + 2 * kv_width) + q_width * hidden + 3 * hidden * ffn;
+  return values * sizeof(double);
+}
+
+std::string_view label(Realism realism) {
+  switch (realism) {
+    case Realism::kHostCheck: return "HOST_CHECK";
+    case Realism::kCpuEmulation: return "CPU_EMULATION";
+    case Realism::kGpuLocalReduce: return "GPU_LOCAL_REDUCE";
+    case Realism::kNcclSingleRank: return "NCCL_SINGLE_RANK";
+    case Realism::kRealMultiGpu: return "REAL_MULTI_GPU";
+  }
+  return "HOST_CHECK";
 }
 
 }  // namespace faultline::repro

@@ -488,9 +488,36 @@ TEST_CASE("repro reproduces a TP failure, shows faultline's diagnosis of it, and
   CHECK(failing.out.find("[HOST_CHECK] refused: ValueError: Total number of attention heads (32) must be divisible "
                          "by tensor parallel size (6).") != std::string::npos);
   CHECK(failing.out.find("faultline diagnoses it as tp.heads_not_divisible") != std::string::npos);
-  CHECK(failing.out.find("the fix, TP 4: [CPU_EMULATION] ran; matches the single-rank result") != std::string::npos);
+  CHECK(failing.out.find("the fix, TP 4: [CPU_EMULATION] ran; sharded matches the unsharded double-precision "
+                         "reference") != std::string::npos);
   RunResult working = run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--tp", "8"});
   CHECK(working.exit_code == 0);
-  CHECK(run_faultline({"repro", "--heads", "32", "--tp", "2", "--backend", "cuda"}).exit_code == 2);
+  CHECK(working.out.find("ranks: 8 ranks as threads; 3 all-reduces") != std::string::npos);
+  CHECK(working.out.find("timings: init ") != std::string::npos);
+  CHECK(working.out.find(" (1e-09 × max(1, max |reference| ") != std::string::npos);  // the tolerance, stated
   CHECK(run_faultline({"repro", "--tp", "2"}).exit_code == 2);
+  CHECK(run_faultline({"repro", "--heads", "32", "--tp", "2", "--backend", "tpu"}).exit_code == 2);
+}
+
+TEST_CASE("repro scales the model down by default and runs the real sizes with --full-size") {
+  RunResult scaled = run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--ffn", "11008", "--tp", "4"});
+  CHECK(scaled.exit_code == 0);
+  CHECK(scaled.out.find("sizes: scaled down 16× (the same heads, KV heads and divisibility by TP): head_dim 8, "
+                        "hidden 256, FFN 688, vocabulary 2000 padded to 2016 (a multiple of 8×TP)") != std::string::npos);
+  RunResult full = run_faultline({"repro", "--heads", "4", "--kv-heads", "2", "--ffn", "1024", "--vocab", "1000",
+                                  "--tp", "2", "--full-size"});
+  CHECK(full.exit_code == 0);
+  CHECK(full.out.find("sizes: the real ones, head_dim 128, hidden 512, FFN 1024, vocabulary 1000 padded to 1024 "
+                      "(a multiple of 128×TP)") != std::string::npos);
+  CHECK(full.out.find("[CPU_EMULATION] ran; sharded matches") != std::string::npos);
+}
+
+TEST_CASE("repro --backend cuda without the backend or without a GPU says so and exits 2") {
+  RunResult result = run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--tp", "2", "--backend", "cuda"});
+  if (result.exit_code == 0) return;  // a machine with a GPU: tests/gpu covers it
+  CHECK(result.exit_code == 2);
+  bool said_why = result.err.find("the 'cuda' backend is not built into this binary") != std::string::npos ||
+                  result.err.find("no CUDA GPU") != std::string::npos;
+  CHECK(said_why);
+  CHECK(result.err.find("--backend cpu") != std::string::npos);
 }

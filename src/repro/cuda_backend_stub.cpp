@@ -1,0 +1,35 @@
+// The CUDA backend's entry points in a binary built without CUDA, cuBLAS or NCCL.
+#include "repro/cuda_backend.hpp"
+
+namespace faultline::repro {
+namespace {
+
+constexpr const char* kNotBuilt =
+    "the 'cuda' backend is not built into this binary: CMake found no CUDA compiler, cuBLAS or NCCL when it was "
+    "configured (see cmake/Cuda.cmake); use --backend cpu";
+
+}  // namespace
+
+bool cuda_backend_built() { return false; }
+
+int cuda_device_count(std::string& error) {
+  error = kNotBuilt;
+  return 0;
+}
+
+TpOutcome run_on_cuda(const TpJob& job, const CudaRunOptions&) {
+  TpOutcome outcome;
+  outcome.error = invalid_sizes(job);
+  if (!outcome.error.empty()) return outcome;
+  HostCheck check = check_on_host(job);
+  if (!check.passed) {
+    outcome.kind = TpOutcome::Kind::kRefused;
+    outcome.error = check.error;
+    outcome.cause = check.cause;
+    return outcome;
+  }
+  outcome.error = kNotBuilt;
+  return outcome;
+}
+
+}  // namespace faultline::repro
