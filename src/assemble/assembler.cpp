@@ -457,4 +457,11 @@ bool Assembler::has_open_event(uint32_t source) const {
   return false;
 }
 
+bool Assembler::idle() const {
+  for (const auto& [key, stream] : streams_) {
+    if (!stream->idle()) return false;
+  }
+  return true;
+}
+
 }  // namespace faultline::assemble

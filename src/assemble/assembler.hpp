@@ -12,8 +12,10 @@
 // Not thread-safe.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
+#include <string_view>
 #include <memory>
 #include <tuple>
 
@@ -21,6 +23,14 @@
 #include "parse/line.hpp"
 
 namespace faultline::assemble {
+
+// Literals (case-sensitive), one of which every line holds that may open an event reaching past
+// its own line with no rule's words in that line: a traceback's header or frame, a C++ terminate,
+// a spawned process's banner, an exception name. A reader that skips lines keeps these
+// (cli/pipeline.cpp's sparse read); a Warning is left out on purpose: it opens no diagnosis.
+inline constexpr std::array<std::string_view, 10> kEventOpeners = {
+    "Traceback", "File \"", "terminate called", "-- Process ", "Error", "Exception",
+    "Exit", "Interrupt", "Failure", "Fault"};
 
 class Assembler {
  public:
@@ -35,6 +45,8 @@ class Assembler {
   // Whether a traceback of `source` is still waiting for its exception line: read at the end
   // of a source, it says the log was cut in the middle of an error.
   bool has_open_event(uint32_t source) const;
+  // Whether no stream is inside an event (or holding one for its next line).
+  bool idle() const;
 
  private:
   struct Stream;

@@ -42,6 +42,7 @@ void report_rule_errors(const rules::RuleSet& rules, Output& out) {
 int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& out) {
   rules::Engine engine(rules);
   JobRunner runner(engine);
+  if (options.read_every_line) runner.set_dense_head_bytes(UINT64_MAX);
   auto inputs = options.inputs.empty() ? ingest::InputList{{"-"}, {}}
                                        : ingest::expand_inputs(options.inputs, options.include, options.exclude);
   for (auto& skipped : inputs.skipped) runner.add_skipped(std::move(skipped));

@@ -41,6 +41,8 @@ Options:
   --format FORMAT     text (default), json, jsonl, markdown, html, sarif (diagnose); text, json (preflight)
   --color WHEN        auto (default), always, never
   -q, --quiet         print the diagnosis and its evidence only
+  --read-every-line   parse every line of large logs too (slower; by default, past the first
+                      4 MiB of a file, only lines a rule or a traceback may need are parsed)
   -h, --help          this text
   --version           the version
 
@@ -109,6 +111,7 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("format", po::value<std::string>(&format))
       ("color", po::value<std::string>(&color))
       ("quiet,q", po::bool_switch(&options.quiet))
+      ("read-every-line", po::bool_switch(&options.read_every_line))
       ("config", po::value<std::string>(&options.config))
       ("tp", po::value<int64_t>(&options.tp))
       ("pp", po::value<int64_t>(&options.pp))

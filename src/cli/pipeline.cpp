@@ -1,5 +1,9 @@
 #include "cli/pipeline.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
 #include "assemble/assembler.hpp"
 #include "ingest/record_reader.hpp"
 #include "ingest/path_hints.hpp"
@@ -7,41 +11,163 @@
 
 namespace faultline::cli {
 
+namespace {
+
+// Lines read before each line that matters, which give it its rank's latest time and the
+// head of a record it may continue.
+constexpr size_t kLookbackLines = 8;
+// Lines that only teach PidRanks, remembered so that a log repeating them is not re-read.
+constexpr size_t kMaxLearnedLines = 4096;
+
+bool has_escape_sequences(std::string_view block) {
+  return block.find('\x1b') != std::string_view::npos || block.find("^[[") != std::string_view::npos ||
+         block.find("ESC[") != std::string_view::npos || block.find("#033[") != std::string_view::npos;
+}
+
+uint64_t hash_bytes(std::string_view text) {  // FNV-1a
+  uint64_t hash = 14695981039346656037ull;
+  for (char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return hash;
+}
+
+}  // namespace
+
 struct JobRunner::Stages {
   explicit Stages(JobRunner& runner)
       : assembler([&runner](assemble::Event&& event) { runner.engine_.match_event(event, runner.findings_); }) {}
   parse::LineParser parser;
   assemble::Assembler assembler;
+  // The sparse read: the scan of the current block and the lines skipped since the last one read.
+  std::unique_ptr<rules::LiteralScreen::Scratch> scratch;
+  std::vector<rules::LiteralScreen::Hit> hits;
+  std::vector<ingest::Record> skipped;
+  std::unordered_set<uint64_t> learned_lines;
 };
 
 JobRunner::JobRunner(const rules::Engine& engine) : engine_(engine), stages_(std::make_unique<Stages>(*this)) {}
 JobRunner::~JobRunner() = default;
 
+void JobRunner::process(const ingest::Record& record, std::optional<int> rank_hint,
+                        const rules::Engine::BlockScreen& screen) {
+  parse::Line line = stages_->parser.parse(record, rank_hint);
+  do {  // a line may hold several (a flattened paste, two ranks' bytes interleaved)
+    if (line.rank >= 0) ranks_seen_.insert(line.rank);
+    if (!line.host.empty()) hosts_.insert(std::string(line.host));
+    host_directory_.observe(line.host, line.rank, line.pid ? line.text : std::string_view{});
+    uint64_t sequence = sequence_++;
+    engine_.match_line(line, sequence, screen, findings_);
+    stages_->assembler.push(line, sequence);
+  } while (stages_->parser.next_piece(line));
+  ++lines_parsed_;
+}
+
+// Before a line that matters, after lines were skipped: the latest line of its rank in this block
+// with a time of its own gives that time, as a full read would have (a line parsed since has
+// already left its time). Walks back at most kTimeSearchLines lines, within the block.
+void JobRunner::take_time_from_skipped_lines(const ingest::Record& record, std::string_view block,
+                                             std::optional<int> rank_hint) {
+  constexpr size_t kTimeSearchLines = 256;
+  parse::LineParser& parser = stages_->parser;
+  auto wanted = parser.peek(record, rank_hint);
+  if (wanted.time.valid) return;
+  const char* low = block.data();
+  const char* end = record.text.data();  // the line's first byte; a newline is before it
+  for (size_t looked = 0; looked < kTimeSearchLines && end > low; ++looked) {
+    const char* newline = end - 1;  // ends the previous line
+    auto length = static_cast<size_t>(newline - low);
+    const void* previous = length ? memrchr(low, '\n', length) : nullptr;
+    const char* begin = previous ? static_cast<const char*>(previous) + 1 : low;
+    ingest::Record before = record;
+    before.text = std::string_view(begin, static_cast<size_t>(newline - begin));
+    if (!before.text.empty() && before.text.back() == '\r') before.text.remove_suffix(1);
+    auto peeked = parser.peek(before, rank_hint);
+      if (peeked.time.valid && peeked.rank == wanted.rank && peeked.local_rank == wanted.local_rank) {
+      parser.remember_time(record.source, peeked);
+          return;
+    }
+    end = begin;
+  }
+}
+
 void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) {
+  using Role = rules::Engine::SparseScreen::Role;
   auto index = static_cast<uint32_t>(sources_.size());
   auto records = ingest::open_records(source, index);
   ingest::RecordReader& reader = *records;
   ingest::Record record;
-  rules::Engine::BlockScreen screen;
+  Stages& stages = *stages_;
+  const rules::Engine::SparseScreen* sparse = nullptr;
+  rules::Engine::BlockScreen block_screen;  // without a sparse screen
+  bool block_screened = false;              // with one: the hits cover this block
   uint64_t screened = 0;
+  size_t next_hit = 0;
+  uint64_t parsed_before = lines_parsed_;
+  bool assembler_idle = true;
   while (reader.next(record)) {
     if (reader.refills() != screened) {
       screened = reader.refills();
-      screen = engine_.screen_block(reader.buffered());
+      std::string_view block = reader.buffered();
+      stages.skipped.clear();  // their views die with the old block
+      next_hit = 0;
+      if (!sparse && reader.bytes() > dense_head_bytes_) sparse = engine_.sparse_screen();
+      block_screened = false;
+      if (sparse && !has_escape_sequences(block)) {
+        if (!stages.scratch) stages.scratch = sparse->screen.make_scratch();
+        block_screened = sparse->screen.scan(block, *stages.scratch, stages.hits);
+        std::sort(stages.hits.begin(), stages.hits.end(),
+                  [](const auto& a, const auto& b) { return a.end < b.end; });
+      }
+      if (!block_screened) block_screen = engine_.screen_block(block);
     }
-    parse::Line line = stages_->parser.parse(record, info.rank_hint);
-    do {  // a line may hold several (a flattened paste, two ranks' bytes interleaved)
-      if (line.rank >= 0) ranks_seen_.insert(line.rank);
-      if (!line.host.empty()) hosts_.insert(std::string(line.host));
-      host_directory_.observe(line.host, line.rank, line.pid ? line.text : std::string_view{});
-      uint64_t sequence = sequence_++;
-      engine_.match_line(line, sequence, screen, findings_);
-      stages_->assembler.push(line, sequence);
-    } while (stages_->parser.next_piece(line));
+    if (!block_screened) {
+      process(record, info.rank_hint, block_screen);
+      continue;
+    }
+    // The hits inside this line: those ending after its first byte and at most at its end.
+    std::string_view block = reader.buffered();
+    if (record.text.data() < block.data() || record.text.data() + record.text.size() > block.data() + block.size()) {
+      process(record, info.rank_hint, rules::Engine::BlockScreen{});  // not in the block: unscreened
+      assembler_idle = stages.assembler.idle();
+      continue;
+    }
+    auto start = static_cast<uint64_t>(record.text.data() - block.data());
+    uint64_t stop = start + record.text.size();
+    const auto& hits = stages.hits;
+    while (next_hit < hits.size() && hits[next_hit].end <= start) ++next_hit;
+    size_t first_hit = next_hit;
+    bool opens = false;
+    bool teaches = false;
+    for (size_t i = first_hit; i < hits.size() && hits[i].end <= stop; ++i) {
+      Role role = sparse->roles[hits[i].literal];
+      opens = opens || role != Role::kPidRankSource;
+      teaches = teaches || role == Role::kPidRankSource;
+    }
+    size_t last_hit = first_hit;
+    while (last_hit < hits.size() && hits[last_hit].end <= stop) ++last_hit;
+    auto screen = rules::Engine::screen_for_hits(*sparse, hits.data() + first_hit, hits.data() + last_hit);
+    bool must_read = opens || !assembler_idle || stages.parser.busy();
+    if (!must_read && teaches) {
+      // A line PidRanks learns from: read once, not again when the log repeats it.
+      must_read = stages.learned_lines.size() < kMaxLearnedLines &&
+                  stages.learned_lines.insert(hash_bytes(record.text)).second;
+    }
+    if (!must_read) {
+      if (stages.skipped.size() == kLookbackLines) stages.skipped.erase(stages.skipped.begin());
+      stages.skipped.push_back(record);
+      continue;
+    }
+    if (opens) {
+      take_time_from_skipped_lines(record, block, info.rank_hint);
+      for (const auto& before : stages.skipped) process(before, info.rank_hint, rules::Engine::BlockScreen{false, {}});
+    }
+    stages.skipped.clear();
+    process(record, info.rank_hint, screen);
+    assembler_idle = stages.assembler.idle();
   }
   info.format = reader.format() == "text" ? source.format() : reader.format();
   info.bytes = reader.bytes();
   info.lines = reader.lines();
+  info.lines_parsed = lines_parsed_ - parsed_before;
   info.lines_cut = reader.lines_cut();
   info.bad_lines = reader.bad_lines();
   info.first_bad_line = reader.first_bad_line();
@@ -50,7 +176,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     return;
   }
   if (!reader.status()) info.error = reader.status().message();
-  if (stages_->assembler.has_open_event(index)) truncated_.push_back(info.name);
+  if (stages.assembler.has_open_event(index)) truncated_.push_back(info.name);
   sources_.push_back(std::move(info));
 }
 

@@ -38,8 +38,15 @@ class JobRunner {
   const std::vector<ingest::Skipped>& skipped() const { return skipped_; }
   bool had_input_errors() const;
 
+  // Bytes of each source read line by line before the sparse read may start (tests set 0 to
+  // read everything sparsely, or a huge number to read nothing sparsely).
+  void set_dense_head_bytes(uint64_t bytes) { dense_head_bytes_ = bytes; }
+
  private:
   struct Stages;
+  void process(const ingest::Record& record, std::optional<int> rank_hint, const rules::Engine::BlockScreen& screen);
+  void take_time_from_skipped_lines(const ingest::Record& record, std::string_view block,
+                                    std::optional<int> rank_hint);
 
   const rules::Engine& engine_;
   std::unique_ptr<Stages> stages_;
@@ -51,6 +58,11 @@ class JobRunner {
   correlate::HostDirectory host_directory_;  // ranks and addresses per host, for NCCL peer names
   std::vector<std::string> truncated_;  // sources that end inside an error
   uint64_t sequence_ = 0;
+  uint64_t lines_parsed_ = 0;
+  // The first bytes of every source are read line by line: pastes and small files always are,
+  // and a large log's banners, NCCL set-up and first steps teach the parser its prefixes, hosts
+  // and pids. Past them, a source is read sparsely where the engine can screen it.
+  uint64_t dense_head_bytes_ = uint64_t{4} << 20;
 };
 
 // The fingerprints of every finding in a healthy run (`--baseline`); errors go to `skipped`.

@@ -30,6 +30,7 @@ struct SourceInfo {
   std::string format = "text";    // "text", "gzip", ...
   uint64_t bytes = 0;             // decompressed bytes read
   uint64_t lines = 0;
+  uint64_t lines_parsed = 0;      // lines parsed: all but those a sparse read skipped
   uint64_t lines_cut = 0;         // lines longer than the limit, cut and counted
   uint64_t bad_lines = 0;         // envelope records that could not be decoded, skipped
   std::string first_bad_line;     // "17: not valid JSON, line skipped"

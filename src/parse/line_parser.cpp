@@ -237,6 +237,34 @@ void LineParser::remember_host(string_view host) {
   known_hosts_.emplace_back(host);
 }
 
+LineParser::Peek LineParser::peek(const ingest::Record& record, std::optional<int> rank_hint) const {
+  Line line;
+  line.source = record.source;
+  line.display = record.text;
+  line.host = record.host;
+  line.pid = record.pid;
+  line.time = record.time;
+  ScanContext context{&known_hosts_, line_numbered_};
+  ScanNotes notes;
+  string_view rest = scan_prefixes(record.text, line, context, notes);
+  string_view nccl_host;
+  int64_t nccl_pid = 0;
+  if (take_nccl_prefix(rest, nccl_host, nccl_pid) && line.pid == 0) line.pid = nccl_pid;
+  pid_ranks_.apply(line);
+  if (line.rank < 0 && rank_hint) line.rank = *rank_hint;
+  return {line.rank, line.local_rank, line.time};
+}
+
+void LineParser::remember_time(uint32_t source, const Peek& peeked) {
+  if (!peeked.time.valid) return;
+  Line line;
+  line.source = source;
+  line.rank = peeked.rank;
+  line.local_rank = peeked.local_rank;
+  line.time = peeked.time;
+  carry_time(line);
+}
+
 void LineParser::carry_time(Line& line) {
   auto matches = [&](const LastTime& entry) {
     return entry.source == line.source && entry.rank == line.rank && entry.local_rank == line.local_rank;

@@ -38,6 +38,20 @@ class LineParser {
   Line parse(const ingest::Record& record, std::optional<int> rank_hint);
   // The record's next line, if parse found it held several. Call until it returns false.
   bool next_piece(Line& line);
+  // Whether the next line may belong to the last one (a hard-wrapped head, an open NeMo or
+  // SGLang record): a reader that skips lines must not skip the next one.
+  bool busy() const { return wrap_.open || record_open_.open; }
+
+  // A reader that skipped lines: the rank `record` would get, and its own time, if any, without
+  // changing any state. With remember_time, the time that a skipped line of a rank would have
+  // left for the rank's next line.
+  struct Peek {
+    int rank = -1;
+    int local_rank = -1;
+    Timestamp time;  // not valid when the line has none of its own
+  };
+  Peek peek(const ingest::Record& record, std::optional<int> rank_hint) const;
+  void remember_time(uint32_t source, const Peek& peeked);
 
  private:
   struct LastTime {

@@ -8,6 +8,7 @@
 // A pid learned late only helps the lines after it: this is a stream. One per job; not thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,6 +17,11 @@
 #include "parse/line.hpp"
 
 namespace faultline::parse {
+
+// Literals (case-sensitive), one of which every line holds that PidRanks learns from. A reader
+// that skips lines still parses these (cli/pipeline.cpp's sparse read).
+inline constexpr std::array<std::string_view, 4> kPidRankSources = {"comm 0x", "failed (exitcode: ",
+                                                                    "local_rank", "exitcode"};
 
 class PidRanks {
  public:

@@ -11,11 +11,13 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "assemble/event.hpp"
 #include "parse/line.hpp"
 #include "rules/finding.hpp"
+#include "rules/literal_screen.hpp"
 #include "rules/rule_set.hpp"
 
 namespace re2 {
@@ -43,6 +45,24 @@ class Engine {
   void match_line(const parse::Line& line, uint64_t sequence, const BlockScreen& screen,
                   std::vector<Finding>& out) const;
 
+  // The sparse read of a large log (cli/pipeline.cpp): one literal scan of a block says which of
+  // its lines may matter, and only those (with a few lines before them) are parsed. The
+  // literals: for every rule pattern, a set of words one of which each of its matches holds
+  // (re2::FilteredRE2 atoms, matched without case); the assembler's event openers; the lines
+  // PidRanks learns from. Built on first use, then shared; null when the build has no
+  // Hyperscan or a pattern has no such words (then every line is read).
+  struct SparseScreen {
+    enum class Role : uint8_t { kRule, kEventOpener, kPidRankSource };
+    LiteralScreen screen;
+    std::vector<Role> roles;                       // by literal
+    std::vector<std::vector<const Rule*>> rules;   // by literal: the line rules it may let match
+    explicit SparseScreen(const std::vector<LiteralScreen::Literal>& literals) : screen(literals) {}
+  };
+  const SparseScreen* sparse_screen() const;
+  // The screen a line gets from the literal hits inside it: the line rules they may let match.
+  static BlockScreen screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,
+                                     const LiteralScreen::Hit* end);
+
   // Every pattern of every rule, one per line (for `faultline rules patterns`).
   std::vector<std::string> patterns() const;
 
@@ -55,6 +75,8 @@ class Engine {
   std::vector<const Rule*> line_rules_;
   std::vector<const Rule*> all_rules_;
   std::unique_ptr<LineScreen> line_screen_;
+  mutable std::once_flag sparse_once_;
+  mutable std::unique_ptr<SparseScreen> sparse_;
 };
 
 // Runs one rule against a text: captures, `unless`, `when`, then `derive`. Returns the facts

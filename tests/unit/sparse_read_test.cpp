@@ -1,0 +1,142 @@
+// The sparse read of large logs (JobRunner past its dense head): it must find what reading every
+// line finds. Each case is read twice, once line by line and once sparsely from its first byte.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/pipeline.hpp"
+#include "ingest/inputs.hpp"
+#include "rules/rule_set.hpp"
+
+namespace fs = std::filesystem;
+using faultline::cli::JobRunner;
+using faultline::rules::Engine;
+using faultline::rules::RuleSet;
+
+namespace {
+
+const Engine& engine() {
+  static const RuleSet rules = RuleSet::shipped();
+  static const Engine instance(rules);
+  return instance;
+}
+
+// What a reader of the report sees: the diagnosis, when it happened, and every finding group
+// with its ranks, occurrences and first evidence line.
+std::string summary(const faultline::correlate::JobAnalysis& analysis) {
+  std::ostringstream out;
+  if (analysis.diagnosis) {
+    const auto& diagnosis = *analysis.diagnosis;
+    out << "diagnosis " << diagnosis.cause << " rank "
+        << (diagnosis.initiating_rank ? std::to_string(*diagnosis.initiating_rank) : "none") << " at "
+        << diagnosis.first_seen.to_string() << "\n";
+    for (const auto& line : diagnosis.story) out << "  " << line << "\n";
+  }
+  for (const auto& group : analysis.findings) {
+    out << group.rule->id << " x" << group.occurrences << " ranks";
+    for (int rank : group.ranks) out << " " << rank;
+    if (!group.evidence.empty()) out << " line " << group.evidence.front().line;
+    out << " at " << group.first_time.to_string() << "\n";
+  }
+  return out.str();
+}
+
+struct Reads {
+  std::string full;
+  std::string sparse;
+  uint64_t lines = 0;
+  uint64_t parsed_sparsely = 0;
+};
+
+Reads read_both_ways(const std::vector<std::string>& files) {
+  Reads reads;
+  for (bool sparse : {false, true}) {
+    JobRunner runner(engine());
+    runner.set_dense_head_bytes(sparse ? 0 : UINT64_MAX);
+    for (const auto& file : files) runner.add_path(file);
+    if (sparse) {
+      for (const auto& source : runner.sources()) {
+        reads.lines += source.lines;
+        reads.parsed_sparsely += source.lines_parsed;
+      }
+    }
+    (sparse ? reads.sparse : reads.full) = summary(runner.finish("job"));
+  }
+  return reads;
+}
+
+void check_corpus(const fs::path& corpus) {
+  size_t cases = 0;
+  for (const auto& entry : fs::directory_iterator(corpus)) {
+    if (!entry.is_directory()) continue;
+    auto inputs = faultline::ingest::expand_inputs({entry.path().string()}, {}, {"expected.yaml", "*.md"});
+    if (inputs.files.empty()) continue;
+    ++cases;
+    Reads reads = read_both_ways(inputs.files);
+    INFO("case " << entry.path().filename().string());
+    CHECK(reads.sparse == reads.full);
+  }
+  CHECK(cases > 0);
+}
+
+std::string two_digits(int value) { return (value < 10 ? "0" : "") + std::to_string(value); }
+
+}  // namespace
+
+TEST_CASE("a sparse read diagnoses every corpus case as a full read does") {
+  if (!engine().sparse_screen()) {
+    MESSAGE("built without Hyperscan: no sparse read to check");
+    return;
+  }
+  check_corpus(fs::path(FAULTLINE_TEST_SOURCE_DIR) / "corpus");
+}
+
+TEST_CASE("a sparse read diagnoses every real log as a full read does") {
+  fs::path real = fs::path(FAULTLINE_TEST_SOURCE_DIR).parent_path() / "shared" / "corpus-real";
+  if (!engine().sparse_screen() || !fs::is_directory(real)) {
+    MESSAGE("no Hyperscan or no shared/corpus-real: skipped");
+    return;
+  }
+  check_corpus(real);
+}
+
+TEST_CASE("a sparse read parses few lines and still dates an untimed traceback by its rank's last time") {
+  if (!engine().sparse_screen()) {
+    MESSAGE("built without Hyperscan: no sparse read to check");
+    return;
+  }
+  // 8 ranks logging timestamped steps; rank 5 raises an untimed traceback; the others time out.
+  std::string log;
+  int second = 0;
+  for (int step = 0; step < 4000; ++step) {
+    int rank = step % 8;
+    second = step / 8;
+    log += "[rank" + std::to_string(rank) + "]: [2026-11-29 10:" + two_digits(second / 60 % 60) + ":" +
+           two_digits(second % 60) + "] iteration " + std::to_string(step) + " | lm loss: 2.31 | grad norm: 0.9\n";
+    log += "[rank" + std::to_string(rank) + "]: data_loader: fetched batch " + std::to_string(step) + "\n";
+  }
+  log += "[rank5]: Traceback (most recent call last):\n"
+         "[rank5]:   File \"train.py\", line 12, in <module>\n"
+         "[rank5]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).\n";
+  for (int rank = 0; rank < 8; ++rank) {
+    if (rank == 5) continue;
+    log += "[rank" + std::to_string(rank) + "]:[E1129 11:30:00.000000000 ProcessGroupNCCL.cpp:1664] [PG ID 0 Rank " +
+           std::to_string(rank) +
+           "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, "
+           "NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n";
+  }
+  fs::path file = fs::temp_directory_path() / "faultline-sparse-read-test.log";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << log;
+  }
+  Reads reads = read_both_ways({file.string()});
+  fs::remove(file);
+  CHECK(reads.sparse == reads.full);
+  CHECK(reads.full.find("diagnosis tp.heads_not_divisible rank 5") != std::string::npos);
+  CHECK(reads.full.find("at 2026-11-29T10:08:19") != std::string::npos);  // rank 5's last step
+  CHECK(reads.lines > 8000);
+  CHECK(reads.parsed_sparsely < reads.lines / 20);
+}
