@@ -2,6 +2,7 @@
 // initiating failure. Findings are built by hand, pointing at rules loaded from YAML.
 #include <doctest/doctest.h>
 
+#include "correlate/clock_skew.hpp"
 #include "correlate/correlate.hpp"
 #include "rules/rule_set.hpp"
 
@@ -305,4 +306,130 @@ TEST_CASE("an error with no rank in a log of one rank is that rank's") {
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(0));
   CHECK(analysis.diagnosis->reasons.at(1) == "the error names no rank, and rank 0 is the only rank in these logs");
+}
+
+namespace {
+
+Finding on_host(Finding finding, std::string host) {
+  finding.host = std::move(host);
+  return finding;
+}
+
+// A watchdog timeout of ALLREDUCE SeqNum 1580, printed at `second` of the host's clock.
+Finding timed_out(int rank, std::string host, int second, uint64_t sequence) {
+  auto out = on_host(finding(timeout_rule(), rank, sequence, at(second)), std::move(host));
+  out.facts = {{"seq_num", Value(int64_t{1580})},
+               {"op", Value(std::string("ALLREDUCE"))},
+               {"timeout_ms", Value(int64_t{600000})},
+               {"ran_for_ms", Value(int64_t{600000})}};
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("host clock offsets come from the timeout of a collective every host waited in") {
+  // node-b prints the shared timeout 5 s after node-a and node-c.
+  std::vector<Finding> findings = {timed_out(0, "node-a", 10, 0), timed_out(1, "node-a", 10, 1),
+                                   timed_out(2, "node-b", 15, 2), timed_out(3, "node-b", 15, 3),
+                                   timed_out(4, "node-c", 10, 4)};
+  auto offsets = faultline::correlate::estimate_host_offsets(findings);
+  REQUIRE_FALSE(offsets.empty());
+  CHECK(offsets.of("node-a") == doctest::Approx(0));
+  CHECK(offsets.of("node-b") == doctest::Approx(5));
+  CHECK(offsets.describe("node-b") == "node-b's clock runs 5 s ahead");
+  CHECK(offsets.describe("node-a") == "");
+  CHECK(offsets.basis == "the watchdog timeouts of ALLREDUCE SeqNum 1580 on 5 ranks across 3 hosts");
+}
+
+TEST_CASE("hosts whose clocks agree give no offsets") {
+  auto offsets = faultline::correlate::estimate_host_offsets(
+      {timed_out(0, "node-a", 10, 0), timed_out(1, "node-b", 10, 1)});
+  CHECK(offsets.empty());
+}
+
+TEST_CASE("a root cause on two hosts is ordered on the common clock") {
+  // Rank 5 (node-b, 5 s ahead) failed at 32 on its clock = 27 on node-a's; rank 1 at 30.
+  std::vector<Finding> findings = {timed_out(0, "node-a", 50, 0), timed_out(2, "node-a", 50, 1),
+                                   timed_out(4, "node-b", 55, 2), timed_out(6, "node-b", 55, 3),
+                                   timed_out(8, "node-c", 50, 6),
+                                   on_host(finding(oom_rule(), 1, 4, at(30)), "node-a"),
+                                   on_host(finding(oom_rule(), 5, 5, at(32)), "node-b")};
+  auto analysis = run(findings);
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(5));
+  CHECK(analysis.diagnosis->reasons.at(1) ==
+        "rank 5 reported it first, at 2026-11-29T10:22:32Z on node-b (node-b's clock runs 5 s ahead), 3 s before "
+        "rank 1 at 2026-11-29T10:22:30Z on node-a");
+  CHECK(analysis.diagnosis->reasons.at(2) ==
+        "clock skew mattered: node-b's clock runs 5 s ahead (estimated from the watchdog timeouts of ALLREDUCE "
+        "SeqNum 1580 on 5 ranks across 3 hosts); by the raw timestamps rank 1 would look first");
+}
+
+TEST_CASE("without timestamps, the rank of a root cause that never reached the collective is named") {
+  std::vector<Finding> findings = {finding(oom_rule(), 3, 0), finding(oom_rule(), 1, 1)};
+  for (int rank : {0, 1, 2}) findings.push_back(timed_out(rank, "", 0, 2 + static_cast<uint64_t>(rank)));
+  for (auto& f : findings) f.time = {};
+  auto analysis = run(findings);
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
+  CHECK(analysis.diagnosis->reasons.at(1) ==
+        "ranks 1,3 all reported it and no timestamps order them; rank 3 never reached collective SeqNum 1580, in "
+        "which rank 1 and 2 other rank(s) timed out");
+}
+
+TEST_CASE("an NCCL peer names the host of the rank that went away") {
+  // Ranks 0-1 on node-a, 2-3 on node-b; rank 3 died without a word, the others lost it.
+  JobShape shape;
+  shape.ranks_seen = {0, 1, 2, 3};
+  for (auto [host, rank] : {std::pair{"node-a", 0}, {"node-a", 1}, {"node-b.cluster", 2}, {"node-b", 3}}) {
+    shape.host_directory.observe(host, rank, "");
+  }
+  std::vector<Finding> findings;
+  for (int rank : {0, 1, 2}) {
+    auto lost = finding(timeout_rule(), rank, static_cast<uint64_t>(rank), {}, "Connection closed by remote peer");
+    lost.facts = {{"peer_host", Value(std::string("node-b"))}};
+    findings.push_back(lost);
+  }
+  auto analysis = correlate("job", shape, findings);
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
+  CHECK(analysis.diagnosis->reasons.at(1).ends_with(
+      "; NCCL on ranks 0-2 lost its peer node-b (host node-b, where the logs show ranks 2,3), and rank 3 is the "
+      "only one there that reported no error itself"));
+}
+
+TEST_CASE("NCCL INFO lines map a peer's address to its host") {
+  faultline::correlate::HostDirectory directory;
+  directory.observe("node-b", 3, "node-b:311:402 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.5<0>");
+  directory.observe("node-c", 4, "node-c:77:80 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:fe80::1%ib0<0>");
+  CHECK(directory.host_of("10.0.0.5") == "node-b");
+  CHECK(directory.ranks_of("10.0.0.5") == std::vector<int>{3});
+  CHECK(directory.ranks_of("fe80::1%ib0") == std::vector<int>{4});
+  CHECK(directory.ranks_of("10.0.0.9").empty());
+  CHECK(faultline::correlate::normalize_host("Node-B.cluster.local") == "node-b");
+  CHECK(faultline::correlate::normalize_host("10.0.0.5") == "10.0.0.5");
+}
+
+TEST_CASE("the one CUDA device of the one process on one host stands for its rank") {
+  auto report = finding(heads_rule(), -1, 0);
+  report.pid = 26024;
+  report.facts.push_back({"cuda_dev", Value(int64_t{1})});
+  JobShape shape;
+  shape.hosts = {"678c7278cb2d"};
+  auto analysis = correlate("job", shape, {report});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(1));
+  CHECK(analysis.diagnosis->confidence == doctest::Approx(0.8));
+}
+
+TEST_CASE("two processes on different CUDA devices name no rank") {
+  auto first = finding(heads_rule(), -1, 0);
+  first.pid = 100;
+  first.facts.push_back({"cuda_dev", Value(int64_t{1})});
+  auto second = finding(heads_rule(), -1, 1);
+  second.pid = 200;
+  second.facts.push_back({"cuda_dev", Value(int64_t{2})});
+  auto analysis = correlate("job", JobShape{}, {first, second});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
 }
