@@ -154,6 +154,9 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     if (!must_read) {
       if (stages.skipped.size() == kLookbackLines) stages.skipped.erase(stages.skipped.begin());
       stages.skipped.push_back(record);
+      // Nothing open: pass over the lines up to a few before the next hit without looking at them.
+      size_t target = last_hit < hits.size() ? hits[last_hit].end - 1 : block.size();
+      if (reader.skip_lines_before(target, kLookbackLines) > 0) stages.skipped.clear();
       continue;
     }
     if (opens) {

@@ -1,23 +1,25 @@
 #include "ingest/line_reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace faultline::ingest {
 
 LineReader::LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes)
     : source_(source), source_index_(source_index), block_bytes_(block_bytes) {
-  buffer_.resize(block_bytes_ + kMaxLineBytes);
+  capacity_ = block_bytes_ + kMaxLineBytes;
+  buffer_.reset(new char[capacity_]);
 }
 
 bool LineReader::fill() {
   if (at_eof_ || !status_) return false;
   if (begin_ > 0) {
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
-  size_t room = buffer_.size() - end_;
-  auto n = source_.read(std::span<char>(buffer_.data() + end_, std::min(room, block_bytes_)));
+  size_t room = capacity_ - end_;
+  auto n = source_.read(std::span<char>(buffer_.get() + end_, std::min(room, block_bytes_)));
   if (!n) {
     status_ = Status::error(n.status().message());
     return false;
@@ -28,8 +30,8 @@ bool LineReader::fill() {
   }
   if (first_block_) {
     first_block_ = false;
-    if (const void* nul = std::memchr(buffer_.data() + end_, '\0', *n)) {
-      auto offset = static_cast<const char*>(nul) - (buffer_.data() + end_);
+    if (const void* nul = std::memchr(buffer_.get() + end_, '\0', *n)) {
+      auto offset = static_cast<const char*>(nul) - (buffer_.get() + end_);
       status_ = Status::error("binary file (NUL byte at offset " + std::to_string(offset) +
                               "), not a log");
       return false;
@@ -58,7 +60,7 @@ bool LineReader::take_segment(Record& record) {
 bool LineReader::next(Record& record) {
   if (take_segment(record)) return true;
   for (;;) {
-    char* start = buffer_.data() + begin_;
+    char* start = buffer_.get() + begin_;
     size_t available = end_ - begin_;
     const void* newline = std::memchr(start, '\n', available);
     std::string_view line;
@@ -85,7 +87,7 @@ bool LineReader::next(Record& record) {
       continue;
     } else if (end_ > begin_ && !skipping_cut_line_ && status_) {
       // The last line has no newline. fill() may have moved the bytes: read them afresh.
-      line = std::string_view(buffer_.data() + begin_, end_ - begin_);
+      line = std::string_view(buffer_.get() + begin_, end_ - begin_);
       begin_ = end_;
     } else {
       return false;
@@ -99,6 +101,46 @@ bool LineReader::next(Record& record) {
     segments_ = line;
     if (take_segment(record)) return true;
   }
+}
+
+namespace {
+
+// Newlines in `text`, eight bytes at a time: a byte of `word ^ kNewlines` is zero where `word`
+// has a newline, and ((x & 0x7f..) + 0x7f..) | x sets the top bit of exactly the non-zero bytes.
+uint64_t count_newlines(std::string_view text) {
+  constexpr uint64_t kNewlines = 0x0a0a0a0a0a0a0a0aull;
+  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  uint64_t count = 0;
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    uint64_t x = word ^ kNewlines;
+    uint64_t nonzero = (((x & kLow7) + kLow7) | x) & kHigh;
+    count += 8 - static_cast<uint64_t>(__builtin_popcountll(nonzero));
+  }
+  for (; i < text.size(); ++i) count += text[i] == '\n';
+  return count;
+}
+
+}  // namespace
+
+uint64_t LineReader::skip_lines_before(size_t offset, size_t keep) {
+  if (!segments_.empty() || skipping_cut_line_ || offset <= begin_) return 0;
+  offset = std::min(offset, end_);
+  const char* base = buffer_.get();
+  auto line_start_before = [&](size_t position) {  // the start of the line holding position - 1
+    const void* newline = memrchr(base + begin_, '\n', position - begin_);
+    return newline ? static_cast<size_t>(static_cast<const char*>(newline) - base) + 1 : begin_;
+  };
+  size_t stop = line_start_before(offset);
+  for (size_t kept = 0; kept < keep && stop > begin_; ++kept) stop = line_start_before(stop - 1);
+  if (stop <= begin_) return 0;
+  uint64_t skipped = count_newlines(std::string_view(base + begin_, stop - begin_));
+  line_number_ += skipped;
+  begin_ = stop;
+  return skipped;
 }
 
 }  // namespace faultline::ingest

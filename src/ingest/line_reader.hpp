@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "base/status.hpp"
@@ -31,8 +32,10 @@ class LineReader final : public RecordReader {
   // The bytes in the reader's buffer: every Record returned since the last refill is a
   // substring of them. `refills()` changes whenever they do, so a caller can screen each
   // buffer once (rules::Engine::screen_block).
-  std::string_view buffered() const override { return std::string_view(buffer_.data(), end_); }
+  std::string_view buffered() const override { return std::string_view(buffer_.get(), end_); }
   uint64_t refills() const override { return refills_; }
+  // Nothing is skipped inside a line split at carriage returns or one being cut.
+  uint64_t skip_lines_before(size_t offset, size_t keep) override;
 
   const Status& status() const override { return status_; }
   uint64_t bytes() const override { return bytes_; }
@@ -47,7 +50,9 @@ class LineReader final : public RecordReader {
   ByteSource& source_;
   uint32_t source_index_;
   size_t block_bytes_;
-  std::vector<char> buffer_;
+  // Not zero-filled: a scan of many small files would spend its time clearing buffers.
+  std::unique_ptr<char[]> buffer_;
+  size_t capacity_ = 0;
   size_t begin_ = 0;
   size_t end_ = 0;
   bool at_eof_ = false;

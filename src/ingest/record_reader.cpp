@@ -25,6 +25,7 @@ class TextReader final : public RecordReader {
   std::string format() const override { return lines_.format(); }
   std::string_view buffered() const override { return lines_.buffered(); }
   uint64_t refills() const override { return lines_.refills(); }
+  uint64_t skip_lines_before(size_t offset, size_t keep) override { return lines_.skip_lines_before(offset, keep); }
 
  private:
   std::unique_ptr<ByteSource> source_;

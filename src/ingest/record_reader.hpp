@@ -40,6 +40,10 @@ class RecordReader {
   // promise that and keep refills() at 0, which leaves every line to be checked.
   virtual std::string_view buffered() const { return {}; }
   virtual uint64_t refills() const { return 0; }
+  // Passes over the complete lines before the one that holds byte `offset` of buffered(), all
+  // but the last `keep` of them, without returning them (they are counted); returns how many.
+  // For a sparse read, which knows from a scan of buffered() that they hold nothing it needs.
+  virtual uint64_t skip_lines_before(size_t /*offset*/, size_t /*keep*/) { return 0; }
 };
 
 // The reader for whatever `source` holds, chosen from its first non-empty line (never from a
