@@ -7,6 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-gpu}
+build_type=${BUILD_TYPE:-Release}
 jobs=${JOBS:-$(nproc)}
 failed=0
 skipped=()
@@ -44,7 +45,7 @@ fi
 
 say "configure $build with CUDA ($nvcc)"
 start=$(now_ms)
-configure_log=$(cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFAULTLINE_CUDA=ON \
+configure_log=$(cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="$build_type" -DFAULTLINE_CUDA=ON \
                 -DCMAKE_CUDA_COMPILER="$nvcc" 2>&1)
 configure_code=$?
 echo "$configure_log" | grep -E "faultline:|Error|error" || true
