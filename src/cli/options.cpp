@@ -100,6 +100,7 @@ Result<Options> parse_options(int argc, const char* const* argv) {
   po::options_description described("options");
   std::string format = "text", color = "auto";
   Options options;
+  options.arguments.assign(argv, argv + argc);
   bool help = false, version = false;
   described.add_options()
       ("help,h", po::bool_switch(&help))

@@ -37,6 +37,7 @@ struct Options {
   int64_t vocab = 0;                // repro: vocabulary size (else from --config, else 32000)
   bool full_size = false;           // repro: the model's real sizes instead of scaled-down ones
   std::string help_topic;           // the usage text to print for kHelp
+  std::vector<std::string> arguments;  // the command line as given, argv[0] first
   int64_t threads = 0;              // scan: worker threads (-j), 0 for one per core
   std::string shard;                // scan: "I/N", this scan's share of the jobs
   std::string job_by = "run";       // scan: run, dir, file, archive (src/scan/job_plan.hpp)

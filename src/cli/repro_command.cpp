@@ -2,8 +2,11 @@
 // failure, shows that faultline diagnoses the error it raises, and checks the fix against an
 // unsharded reference. Every result says how real it is (HOST_CHECK, CPU_EMULATION,
 // GPU_LOCAL_REDUCE, NCCL_SINGLE_RANK, REAL_MULTI_GPU) and never claims more.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.hpp"
 #include "cli/pipeline.hpp"
@@ -56,10 +59,29 @@ int64_t fitting_tp(const repro::ModelGeometry& geometry, int64_t limit) {
   return 1;
 }
 
+// `faultline` has no CUDA backend (it would load CUDA, cuBLAS and NCCL on every run); where the
+// build made one, `faultline-cuda` next to it is the same CLI with it: run that instead. Returns
+// only when there is none or it cannot be started.
+void run_cuda_binary(const Options& options) {
+  std::error_code error;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error || options.arguments.empty()) return;
+  auto sibling = self.parent_path() / "faultline-cuda";
+  if (self.filename() == sibling.filename() || access(sibling.c_str(), X_OK) != 0) return;
+  std::vector<std::string> arguments = options.arguments;
+  arguments[0] = sibling.string();
+  std::vector<char*> pointers;
+  for (auto& argument : arguments) pointers.push_back(argument.data());
+  pointers.push_back(nullptr);
+  std::fflush(nullptr);
+  execv(sibling.c_str(), pointers.data());
+}
+
 }  // namespace
 
 int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) {
   bool cuda = options.backend == "cuda";
+  if (cuda && !repro::cuda_backend_built()) run_cuda_binary(options);
   if (cuda && !repro::cuda_backend_built()) {
     std::string why_not;
     repro::cuda_device_count(why_not);

@@ -6,7 +6,7 @@ namespace {
 
 constexpr const char* kNotBuilt =
     "the 'cuda' backend is not built into this binary: CMake found no CUDA compiler, cuBLAS or NCCL when it was "
-    "configured (see cmake/Cuda.cmake); use --backend cpu";
+    "configured (see cmake/Cuda.cmake), so there is no faultline-cuda next to faultline; use --backend cpu";
 
 }  // namespace
 
