@@ -60,7 +60,7 @@ if ! echo "$configure_log" | grep -q "CUDA backend of 'repro' ON"; then
   finish
 fi
 say "build faultline and the GPU tests (-j$jobs)"
-if ! cmake --build "$build" -j "$jobs" --target faultline faultline_gpu_tests; then
+if ! cmake --build "$build" -j "$jobs" --target faultline faultline-cuda faultline_gpu_tests; then
   echo "-- build failed"
   failed=1
   finish
