@@ -4,6 +4,14 @@
 #
 #   tools/bench.sh [SIZE]        SIZE as genlog takes it (K/M/G suffix), default 1G
 #
+# It measures issue 7's three targets, each as a ratio against a reference run in the same run:
+#   1. single-thread throughput: `faultline diagnose` on the log against `rg -c -f` over the
+#      same patterns (`faultline rules patterns`);
+#   2. multi-core: `faultline scan -j 2` against `scan -j 1` over a directory of BENCH_JOBS
+#      job archives (.tar.gz of a torchrun log folder, SIZE/8 in all);
+#   3. latency: `faultline diagnose` on the log's first 10,000 lines (a paste) against `cat`
+#      of the same file, median of BENCH_LATENCY_REPEATS runs.
+#
 # Builds faultline and faultline-genlog in build/ only if they are missing, generates the log
 # once into $BENCH_DIR (reused on later runs with the same size, ranks and seed; delete it after
 # changing genlog), runs every measurement BENCH_REPEATS times (interleaved, after one untimed
@@ -26,6 +34,8 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly repo_root
 readonly build_dir="$repo_root/build"
 readonly gnu_time="${BENCH_TIME_BIN:-/usr/bin/time}"
+readonly job_count="${BENCH_JOBS:-16}"
+readonly latency_repeats="${BENCH_LATENCY_REPEATS:-10}"
 
 note() { printf 'bench: %s\n' "$*" >&2; }
 die() { note "$*"; exit 2; }
@@ -84,6 +94,32 @@ write_patterns() {  # sets $patterns (empty when unavailable)
   fi
 }
 
+prepare_jobs_once() {  # sets $jobs_dir: BENCH_JOBS job archives, SIZE/8 in all
+  jobs_dir="$bench_dir/jobs-$size-j$job_count-s$seed"
+  if [[ -d "$jobs_dir/archives" ]]; then
+    note "reusing $jobs_dir"
+    return
+  fi
+  note "generating $job_count job archives"
+  local bytes
+  bytes="$(numfmt --from=iec "$size")"
+  rm -rf "$jobs_dir.partial"
+  "$genlog" --files "$job_count" --out-dir "$jobs_dir.partial/folders" --size "$((bytes / 8))" \
+    --ranks "$ranks" --seed "$seed" >/dev/null
+  mkdir -p "$jobs_dir.partial/archives"
+  local job
+  for job in "$jobs_dir.partial/folders"/*/; do
+    tar -C "$job" -czf "$jobs_dir.partial/archives/$(basename "$job").tar.gz" .
+  done
+  rm -rf "$jobs_dir.partial/folders"
+  mv "$jobs_dir.partial" "$jobs_dir"
+}
+
+prepare_paste_once() {  # sets $paste: the log's first 10,000 lines
+  paste="$bench_dir/paste-10k-$size-s$seed.log"
+  [[ -s "$paste" ]] || head -n 10000 "$log" >"$paste"
+}
+
 # --- measuring ------------------------------------------------------------------------------
 
 # measure NAME OK_CODES OUTPUT CMD...: runs CMD once with stdout to OUTPUT and appends
@@ -133,7 +169,14 @@ run_measurements() {
     fi
     if [[ -n "$faultline" ]]; then
       measure faultline "0 1" /dev/null "$faultline" diagnose --format json "$log"
+      measure scan_j1 "0 1 2" /dev/null "$faultline" scan -q -j 1 "$jobs_dir/archives"
+      measure scan_j2 "0 1 2" /dev/null "$faultline" scan -q -j 2 "$jobs_dir/archives"
     fi
+  done
+  local run
+  for ((run = 1; run <= latency_repeats; run++)); do
+    measure cat_paste "0" /dev/null cat "$paste"
+    [[ -z "$faultline" ]] || measure paste "0 1" /dev/null "$faultline" diagnose "$paste"
   done
 }
 
@@ -151,15 +194,17 @@ ratio() {  # A B: A / B to two places, or n/a
     if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) print "n/a"; else printf "%.2fx", a / b }'
 }
 
-table_row() {  # TOOL COMMAND
-  local tool="$1" command="$2" times="$bench_dir/$1.times"
+table_row() {  # TOOL COMMAND [-]: with "-", no GB/s (the row is not over the log)
+  local tool="$1" command="$2" over_log="${3:-yes}" times="$bench_dir/$1.times"
   [[ -s "$times" ]] || return 0
   local seconds rss_kb rss_mib
   seconds="$(median_column "$times" 1)"
   rss_kb="$(median_column "$times" 2)"
   rss_mib="$(awk -v kb="$rss_kb" 'BEGIN { if (kb ~ /^[0-9.]+$/) printf "%.1f", kb / 1024; else print "n/a" }')"
-  printf -v "${tool}_gbps" '%s' "$(throughput "$seconds")"
-  printf '%-10s %9s %8s %14s   %s\n' "$tool" "$seconds" "$(throughput "$seconds")" "$rss_mib" "$command"
+  local gbps="-"
+  [[ "$over_log" == "-" ]] || gbps="$(throughput "$seconds")"
+  printf -v "${tool}_gbps" '%s' "$gbps"
+  printf '%-10s %9s %8s %14s   %s\n' "$tool" "$seconds" "$gbps" "$rss_mib" "$command"
 }
 
 print_report() {
@@ -179,8 +224,22 @@ print_report() {
   table_row cat "cat LOG > /dev/null"
   table_row rg "rg -c --no-unicode -f patterns.txt LOG"
   table_row faultline "faultline diagnose --format json LOG > /dev/null"
-  printf '\nfaultline throughput / rg throughput:  %s\n' "$(ratio "$faultline_gbps" "$rg_gbps")"
-  printf 'faultline throughput / cat throughput: %s\n' "$(ratio "$faultline_gbps" "$cat_gbps")"
+  table_row scan_j1 "faultline scan -j 1 JOBS ($job_count job archives)" -
+  table_row scan_j2 "faultline scan -j 2 JOBS" -
+  table_row cat_paste "cat PASTE (10,000 lines)" -
+  table_row paste "faultline diagnose PASTE" -
+  local scan_j1_seconds scan_j2_seconds paste_seconds cat_paste_seconds
+  scan_j1_seconds="$(median_column "$bench_dir/scan_j1.times" 1 2>/dev/null || echo n/a)"
+  scan_j2_seconds="$(median_column "$bench_dir/scan_j2.times" 1 2>/dev/null || echo n/a)"
+  paste_seconds="$(median_column "$bench_dir/paste.times" 1 2>/dev/null || echo n/a)"
+  cat_paste_seconds="$(median_column "$bench_dir/cat_paste.times" 1 2>/dev/null || echo n/a)"
+  printf '\n1. single thread: faultline throughput / rg throughput:  %s (target 2x)\n' \
+    "$(ratio "$faultline_gbps" "$rg_gbps")"
+  printf '   faultline throughput / cat throughput: %s\n' "$(ratio "$faultline_gbps" "$cat_gbps")"
+  printf '2. scan -j 2 throughput / scan -j 1 throughput: %s (target 1.8x)\n' \
+    "$(ratio "$scan_j1_seconds" "$scan_j2_seconds")"
+  printf '3. paste of 10,000 lines: %s s (target 0.050 s); faultline time / cat time: %s\n' \
+    "$paste_seconds" "$(ratio "$paste_seconds" "$cat_paste_seconds")"
   [[ -z "$failed_tools" ]] || printf 'warning: unexpected exit codes from:%s\n' "$failed_tools"
 }
 
@@ -191,6 +250,8 @@ main() {
   locate_binaries
   generate_log_once
   log_bytes="$(stat -c %s "$log")"
+  prepare_jobs_once
+  prepare_paste_once
   write_patterns
   command -v rg >/dev/null || patterns=""
   failed_tools=""

@@ -30,6 +30,38 @@ uint64_t hash_bytes(std::string_view text) {  // FNV-1a
   return hash;
 }
 
+// The lines to read before the line of hits[first]: kLookbackLines when a hit in that line may
+// open an event, none when they only teach PidRanks.
+size_t lookback_for(const rules::Engine::SparseScreen& sparse, std::string_view block,
+                    const std::vector<rules::LiteralScreen::Hit>& hits, size_t first) {
+  if (first >= hits.size()) return 0;
+  const void* newline = std::memchr(block.data() + hits[first].end, '\n', block.size() - hits[first].end);
+  size_t line_end = newline ? static_cast<size_t>(static_cast<const char*>(newline) - block.data()) : block.size();
+  for (size_t i = first; i < hits.size() && hits[i].end <= line_end; ++i) {
+    if (sparse.roles[hits[i].literal] != rules::Engine::SparseScreen::Role::kPidRankSource) return kLookbackLines;
+  }
+  return 0;
+}
+
+// Whether `hit` is a PidRanks literal in a stretch of line already seen around the same literal:
+// the line can teach nothing new, and the sparse read need not stop at it. The stretch runs from
+// 96 bytes before the literal's end to 64 after, within its line: the host, pid, communicator,
+// rank and size of an NCCL line. New stretches are remembered (a bounded number).
+bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_view block,
+                      const rules::LiteralScreen::Hit& hit, std::unordered_set<uint64_t>& lessons) {
+  if (sparse.roles[hit.literal] != rules::Engine::SparseScreen::Role::kPidRankSource) return false;
+  size_t begin = hit.end > 96 ? hit.end - 96 : 0;
+  size_t end = std::min(block.size(), size_t{hit.end} + 64);
+  std::string_view before = block.substr(begin, hit.end - begin);
+  std::string_view after = block.substr(hit.end, end - hit.end);
+  if (size_t newline = before.rfind('\n'); newline != std::string_view::npos) before.remove_prefix(newline + 1);
+  if (size_t newline = after.find('\n'); newline != std::string_view::npos) after = after.substr(0, newline);
+  uint64_t hash = hash_bytes(std::string_view(before.data(), before.size() + after.size()));
+  if (lessons.contains(hash)) return true;
+  if (lessons.size() < kMaxLearnedLines) lessons.insert(hash);
+  return false;
+}
+
 }  // namespace
 
 struct JobRunner::Stages {
@@ -42,6 +74,7 @@ struct JobRunner::Stages {
   std::vector<rules::LiteralScreen::Hit> hits;
   std::vector<ingest::Record> skipped;
   std::unordered_set<uint64_t> learned_lines;
+  std::unordered_set<uint64_t> learned_lessons;
 };
 
 JobRunner::JobRunner(const rules::Engine& engine) : engine_(engine), stages_(std::make_unique<Stages>(*this)) {}
@@ -155,8 +188,10 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       if (stages.skipped.size() == kLookbackLines) stages.skipped.erase(stages.skipped.begin());
       stages.skipped.push_back(record);
       // Nothing open: pass over the lines up to a few before the next hit without looking at them.
-      size_t target = last_hit < hits.size() ? hits[last_hit].end - 1 : block.size();
-      if (reader.skip_lines_before(target, kLookbackLines) > 0) stages.skipped.clear();
+      size_t next = last_hit;  // the next hit worth stopping at
+      while (next < hits.size() && repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons)) ++next;
+      size_t target = next < hits.size() ? hits[next].end - 1 : block.size();
+      if (reader.skip_lines_before(target, lookback_for(*sparse, block, hits, next)) > 0) stages.skipped.clear();
       continue;
     }
     if (opens) {

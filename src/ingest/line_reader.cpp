@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace faultline::ingest {
 
@@ -105,21 +108,38 @@ bool LineReader::next(Record& record) {
 
 namespace {
 
-// Newlines in `text`, eight bytes at a time: a byte of `word ^ kNewlines` is zero where `word`
-// has a newline, and ((x & 0x7f..) + 0x7f..) | x sets the top bit of exactly the non-zero bytes.
+// Newlines in `text`. With SSE2 (every x86-64): 16 bytes at a time, each compare adding 1 to a
+// byte counter per newline, the counters summed (psadbw) before they can overflow. Elsewhere
+// eight bytes at a time: a byte of `word ^ kNewlines` is zero where `word` has a newline,
+// ((x & 0x7f..) + 0x7f..) | x sets the top bit of exactly the non-zero bytes, and a multiply by
+// 0x0101.. adds up those bits in the top byte.
 uint64_t count_newlines(std::string_view text) {
+  uint64_t count = 0;
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i newlines = _mm_set1_epi8('\n');
+  while (i + 16 <= text.size()) {
+    __m128i counters = _mm_setzero_si128();
+    for (int round = 0; round < 255 && i + 16 <= text.size(); ++round, i += 16) {
+      __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+      counters = _mm_sub_epi8(counters, _mm_cmpeq_epi8(bytes, newlines));
+    }
+    __m128i sums = _mm_sad_epu8(counters, _mm_setzero_si128());
+    count += static_cast<uint64_t>(_mm_cvtsi128_si64(sums)) +
+             static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+  }
+#else
   constexpr uint64_t kNewlines = 0x0a0a0a0a0a0a0a0aull;
   constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
   constexpr uint64_t kHigh = 0x8080808080808080ull;
-  uint64_t count = 0;
-  size_t i = 0;
   for (; i + 8 <= text.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, text.data() + i, 8);
     uint64_t x = word ^ kNewlines;
     uint64_t nonzero = (((x & kLow7) + kLow7) | x) & kHigh;
-    count += 8 - static_cast<uint64_t>(__builtin_popcountll(nonzero));
+    count += 8 - (((nonzero >> 7) * 0x0101010101010101ull) >> 56);
   }
+#endif
   for (; i < text.size(); ++i) count += text[i] == '\n';
   return count;
 }
