@@ -133,6 +133,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
   rules::Engine::BlockScreen block_screen;  // without a sparse screen
   bool block_screened = false;              // with one: the hits cover this block
   uint64_t screened = 0;
+  bool past_head = false;
   size_t next_hit = 0;
   uint64_t parsed_before = lines_parsed_;
   bool assembler_idle = true;
@@ -142,7 +143,11 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       std::string_view block = reader.buffered();
       stages.skipped.clear();  // their views die with the old block
       next_hit = 0;
-      if (!sparse && reader.bytes() > dense_head_bytes_) sparse = engine_.sparse_screen();
+      past_head = reader.bytes() > dense_head_bytes_;
+      // Past the head, the screen is built if need be; before it, used only when already built
+      // (a scan builds it first), to name each line's candidate rules without RE2.
+      bool screens = dense_head_bytes_ != UINT64_MAX;  // else: every line through RE2, as a check
+      if (!sparse && screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen();
       block_screened = false;
       if (sparse && !has_escape_sequences(block)) {
         if (!stages.scratch) stages.scratch = sparse->screen.make_scratch();
@@ -178,7 +183,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     size_t last_hit = first_hit;
     while (last_hit < hits.size() && hits[last_hit].end <= stop) ++last_hit;
     auto screen = rules::Engine::screen_for_hits(*sparse, hits.data() + first_hit, hits.data() + last_hit);
-    bool must_read = opens || !assembler_idle || stages.parser.busy();
+    bool must_read = !past_head || opens || !assembler_idle || stages.parser.busy();
     if (!must_read && teaches) {
       // A line PidRanks learns from: read once, not again when the log repeats it.
       must_read = stages.learned_lines.size() < kMaxLearnedLines &&

@@ -39,7 +39,9 @@ class JobRunner {
   bool had_input_errors() const;
 
   // Bytes of each source read line by line before the sparse read may start (tests set 0 to
-  // read everything sparsely, or a huge number to read nothing sparsely).
+  // read everything sparsely). UINT64_MAX reads every line and screens none with the literal
+  // screen: each line's rules are found with RE2 alone (--read-every-line, and the check of the
+  // sparse read in tests).
   void set_dense_head_bytes(uint64_t bytes) { dense_head_bytes_ = bytes; }
 
  private:

@@ -139,6 +139,7 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
   std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) { return !shard->holds(skip.key); });
 
   rules::Engine engine(rules);
+  engine.sparse_screen();  // built once for every job: each line's candidate rules without RE2
   scan::Summary summary;
   std::mutex output_mutex;  // guards `out` and `summary`
   for (const auto& skip : plan.skipped) {

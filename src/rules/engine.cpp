@@ -338,6 +338,7 @@ const Engine::SparseScreen* Engine::sparse_screen() const {
     }
     sparse_ = std::move(sparse);
   });
+  sparse_asked_.store(true, std::memory_order_release);
   return sparse_.get();
 }
 

@@ -10,6 +10,7 @@
 // screen answers "all" and each line goes through a per-line RE2::Set instead.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -59,6 +60,8 @@ class Engine {
     explicit SparseScreen(const std::vector<LiteralScreen::Literal>& literals) : screen(literals) {}
   };
   const SparseScreen* sparse_screen() const;
+  // Whether sparse_screen() was asked for already: then it costs nothing.
+  bool sparse_screen_built() const { return sparse_asked_.load(std::memory_order_acquire); }
   // The screen a line gets from the literal hits inside it: the line rules they may let match.
   static BlockScreen screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,
                                      const LiteralScreen::Hit* end);
@@ -77,6 +80,7 @@ class Engine {
   std::unique_ptr<LineScreen> line_screen_;
   mutable std::once_flag sparse_once_;
   mutable std::unique_ptr<SparseScreen> sparse_;
+  mutable std::atomic<bool> sparse_asked_{false};
 };
 
 // Runs one rule against a text: captures, `unless`, `when`, then `derive`. Returns the facts
