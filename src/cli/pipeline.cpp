@@ -207,6 +207,10 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     process(record, info.rank_hint, screen);
     assembler_idle = stages.assembler.idle();
   }
+  // A job this large will read more: build the screen now, so that the next sources' lines
+  // take their rules from it rather than from RE2, even within their heads.
+  bytes_read_ += reader.bytes();
+  if (bytes_read_ > 4 * dense_head_bytes_ && dense_head_bytes_ != UINT64_MAX) engine_.sparse_screen();
   info.format = reader.format() == "text" ? source.format() : reader.format();
   info.bytes = reader.bytes();
   info.lines = reader.lines();

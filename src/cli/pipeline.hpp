@@ -61,6 +61,7 @@ class JobRunner {
   std::vector<std::string> truncated_;  // sources that end inside an error
   uint64_t sequence_ = 0;
   uint64_t lines_parsed_ = 0;
+  uint64_t bytes_read_ = 0;
   // The first bytes of every source are read line by line: pastes and small files always are,
   // and a large log's banners, NCCL set-up and first steps teach the parser its prefixes, hosts
   // and pids. Past them, a source is read sparsely where the engine can screen it.
