@@ -41,7 +41,7 @@ void sort_by_first_seen(std::vector<const Finding*>& findings, const HostOffsets
   });
 }
 
-std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered) {
+std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered, const HostOffsets& offsets = {}) {
   std::vector<FindingGroup> groups;
   std::map<std::pair<std::string, std::string>, size_t> index;  // (rule id, fingerprint)
   for (const Finding* finding : ordered) {
@@ -52,6 +52,7 @@ std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered) {
       group.rule = finding->rule;
       group.fingerprint = print;
       group.first_time = finding->time;
+      group.first_clock_offset = offsets.of(finding->host);
       group.first_sequence = finding->sequence;
       group.first_rank = finding->rank;
       group.facts = finding->facts;
@@ -62,7 +63,9 @@ std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered) {
     ++group.occurrences;
     bool rank_marked = std::any_of(group.marks.begin(), group.marks.end(),
                                    [&](const RankMark& mark) { return mark.rank == finding->rank; });
-    if (!rank_marked) group.marks.push_back({finding->rank, finding->time, finding->sequence});
+    if (!rank_marked) {
+      group.marks.push_back({finding->rank, finding->time, finding->sequence, offsets.of(finding->host)});
+    }
     if (finding->rank >= 0) group.ranks.push_back(finding->rank);
     if (!finding->host.empty()) group.hosts.push_back(finding->host);
     for (const auto& evidence : finding->evidence) {
@@ -316,10 +319,14 @@ std::string ranks_phrase(const std::vector<int>& ranks) {
   return (ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(ranks);
 }
 
-// Seconds from a to b when both timestamps can be compared that way.
-std::optional<int64_t> seconds_between(const Timestamp& a, const Timestamp& b) {
-  if (!a.valid || !b.valid || (a.year && b.year && a.year != b.year)) return std::nullopt;
-  return b.seconds_in_year() - a.seconds_in_year();
+// Whole seconds from group a's first report to group b's, on the job's common clock (each
+// group's first time less its host's clock offset), when both times can be compared that way.
+// `raw` gets the difference of the printed times, to tell when the offsets changed it.
+std::optional<int64_t> seconds_between(const FindingGroup& a, const FindingGroup& b, int64_t& raw) {
+  if (!a.first_time.valid || !b.first_time.valid) return std::nullopt;
+  if (a.first_time.year && b.first_time.year && a.first_time.year != b.first_time.year) return std::nullopt;
+  raw = b.first_time.seconds_in_year() - a.first_time.seconds_in_year();
+  return raw - std::llround(b.first_clock_offset - a.first_clock_offset);
 }
 
 std::string what_they_did(const FindingGroup& group) {
@@ -343,15 +350,23 @@ std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vecto
   }
   for (const auto& cause : causes) {
     std::set<int> ranks;
-    const FindingGroup* lead = nullptr;  // the earliest group of the cause; one with a narrative if any
+    const FindingGroup* lead = nullptr;  // the first group of the cause; one with a narrative if any
+    std::optional<int64_t> delay;        // to the earliest report of the cause
+    int64_t raw_delay = 0;
     for (size_t i = 1; i < groups.size(); ++i) {
       if (groups[i].rule->cause != cause) continue;
       ranks.insert(groups[i].ranks.begin(), groups[i].ranks.end());
       if (!lead || (!lead->rule->narrative && groups[i].rule->narrative)) lead = &groups[i];
+      int64_t raw = 0;
+      if (auto seconds = seconds_between(first, groups[i], raw); seconds && (!delay || *seconds < *delay)) {
+        delay = seconds;
+        raw_delay = raw;
+      }
     }
     std::string line = ranks_phrase(std::vector<int>(ranks.begin(), ranks.end())) + " " + what_they_did(*lead);
-    if (auto delta = seconds_between(first.first_time, lead->first_time); delta && *delta > 0) {
-      line += ", " + std::to_string(*delta) + " s later";
+    if (delay && *delay > 0) {
+      line += ", " + std::to_string(*delay) + " s later";
+      if (*delay != raw_delay) line += " (host clocks aligned; " + std::to_string(raw_delay) + " s by the printed times)";
     }
     if (!lead->collateral_of.empty()) line += " (collateral)";
     story.push_back(line);
@@ -427,6 +442,27 @@ void name_rank_from_peers(Diagnosis& diagnosis, const FindingGroup& chosen, cons
   }
 }
 
+// The weakest sign, used when nothing else names a rank: the one worker the launcher did not
+// stop had already exited (see process_not_signalled). For a root cause, only a rank that
+// reported it (or any, when the reports name none).
+void name_rank_from_closing_signals(Diagnosis& diagnosis, const FindingGroup& chosen,
+                                    const std::vector<Finding>& findings, const HostDirectory& directory) {
+  auto process = process_not_signalled(findings, directory);
+  if (!process) return;
+  int rank = process->process.rank;
+  if (chosen.rule->role == Role::kRootCause && !chosen.ranks.empty() &&
+      !std::binary_search(chosen.ranks.begin(), chosen.ranks.end(), rank)) {
+    return;
+  }
+  std::vector<std::string> pids;
+  for (int64_t pid : process->signalled) pids.push_back(std::to_string(pid));
+  diagnosis.initiating_rank = rank;
+  diagnosis.reasons.back() += "; the launcher sent its closing signal to pid" + std::string(pids.size() == 1 ? " " : "s ") +
+                              join(pids, ", ") + " on " + process->process.host + " but not to pid " +
+                              std::to_string(process->process.pid) + ", rank " + std::to_string(rank) +
+                              " (by its NCCL lines): it had already exited (weak evidence)";
+}
+
 Coverage measure_coverage(const JobShape& shape, const std::vector<Finding>& findings) {
   Coverage coverage;
   for (const auto& finding : findings) {
@@ -494,8 +530,8 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   HostOffsets offsets = estimate_host_offsets(findings);
   sort_by_first_seen(roots, offsets);
   sort_by_first_seen(symptoms, offsets);
-  auto root_groups = fold(roots);
-  auto symptom_groups = fold(symptoms);
+  auto root_groups = fold(roots, offsets);
+  auto symptom_groups = fold(symptoms, offsets);
 
   const auto& candidates = root_groups.empty() ? symptom_groups : root_groups;
   const auto& candidate_findings = root_groups.empty() ? symptoms : roots;
@@ -527,6 +563,9 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
     name_rank_from_peers(*analysis.diagnosis, chosen, peers_named(findings, analysis.shape.host_directory), symptoms);
   }
   if (!analysis.diagnosis->initiating_rank) name_rank_from_job(*analysis.diagnosis, chosen, members, analysis.shape);
+  if (!analysis.diagnosis->initiating_rank) {
+    name_rank_from_closing_signals(*analysis.diagnosis, chosen, findings, analysis.shape.host_directory);
+  }
   for (auto& group : symptom_groups) {
     if (!root_groups.empty()) group.collateral_of = analysis.diagnosis->cause;
   }

@@ -18,6 +18,9 @@ struct RankMark {
   int rank = -1;
   Timestamp time;
   uint64_t sequence = 0;
+  // Seconds the rank's host clock runs ahead of the job's common clock (see clock_skew.hpp);
+  // 0 when no offset was estimated. `time` is as printed: subtract this to compare across hosts.
+  double clock_offset = 0;
 };
 
 // Identical errors (same rule, same message up to numbers) folded across ranks.
@@ -29,6 +32,7 @@ struct FindingGroup {
   std::vector<int> ranks;           // sorted, unique; empty when no rank was known
   std::vector<std::string> hosts;
   Timestamp first_time;
+  double first_clock_offset = 0;    // of the host that printed first_time (see RankMark)
   uint64_t first_sequence = 0;
   int first_rank = -1;
   Facts facts;                      // of the earliest occurrence
@@ -55,7 +59,8 @@ struct Diagnosis {
   std::vector<std::string> confirm;
   std::vector<std::string> fix;
   std::string verify;
-  // What happened, in order: the initiating failure, then what the other ranks did.
+  // What happened, in order: the initiating failure, then what the other ranks did. Delays
+  // ("600 s later") are on the job's common clock when host clock offsets were estimated.
   std::vector<std::string> story;
 };
 

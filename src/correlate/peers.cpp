@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
+
+#include "parse/prefix_scanner.hpp"
 
 namespace faultline::correlate {
 namespace {
@@ -52,6 +55,14 @@ std::string normalize_host(std::string_view host) {
 
 void HostDirectory::observe(std::string_view host, int rank, std::string_view text) {
   if (host.empty()) return;
+  if (rank >= 0 && !text.empty()) {
+    std::string_view nccl_host;
+    int64_t pid = 0;
+    if (parse::take_nccl_prefix(text, nccl_host, pid) && pid != 0 && (pid != last_pid_ || rank != last_rank_)) {
+      observe_process(nccl_host, pid, rank);
+      last_pid_ = pid;
+    }
+  }
   if (rank >= 0 && (rank != last_rank_ || host != last_host_)) {
     last_rank_ = rank;
     last_host_.assign(host);
@@ -71,7 +82,34 @@ void HostDirectory::observe(std::string_view host, int rank, std::string_view te
 }
 
 void HostDirectory::observe(const std::vector<rules::Finding>& findings) {
-  for (const auto& finding : findings) observe(finding.host, finding.rank, {});
+  for (const auto& finding : findings) {
+    observe(finding.host, finding.rank, {});
+    if (finding.pid != 0 && finding.rank >= 0 && !finding.host.empty()) {
+      observe_process(finding.host, finding.pid, finding.rank);
+    }
+  }
+}
+
+void HostDirectory::observe_process(std::string_view host, int64_t pid, int rank) {
+  if (pid == 0 || rank < 0) return;
+  std::pair<std::string, int64_t> key{normalize_host(host), pid};
+  if (auto it = process_ranks_.find(key); it != process_ranks_.end()) {
+    it->second = rank;
+  } else if (process_ranks_.size() < kMaxEntries) {
+    process_ranks_.emplace(std::move(key), rank);
+  }
+}
+
+std::vector<HostDirectory::Process> HostDirectory::processes() const {
+  std::vector<Process> out;
+  for (const auto& [key, rank] : process_ranks_) out.push_back({key.first, key.second, rank});
+  return out;
+}
+
+std::vector<std::string> HostDirectory::hosts() const {
+  std::vector<std::string> out;
+  for (const auto& [host, ranks] : host_ranks_) out.push_back(host);
+  return out;
 }
 
 std::string HostDirectory::host_of(std::string_view peer) const {
@@ -107,6 +145,46 @@ std::vector<PeerReport> peers_named(const std::vector<rules::Finding>& findings,
   std::stable_sort(peers.begin(), peers.end(),
                    [](const PeerReport& a, const PeerReport& b) { return a.reporters.size() > b.reporters.size(); });
   return peers;
+}
+
+std::optional<UnsignalledProcess> process_not_signalled(const std::vector<rules::Finding>& findings,
+                                                        const HostDirectory& directory) {
+  std::map<std::string, std::set<int64_t>> signalled;  // normalized host ("" when unknown) -> pids
+  for (const auto& finding : findings) {
+    const Value* pid = find_fact(finding.facts, "pid");
+    const std::string* signal = string_fact(finding.facts, "signal_name");
+    if (!pid || !std::holds_alternative<int64_t>(*pid) || !signal) continue;
+    if (*signal != "SIGTERM" && *signal != "SIGINT" && *signal != "SIGKILL") continue;
+    signalled[normalize_host(finding.host)].insert(std::get<int64_t>(*pid));
+  }
+  if (signalled.empty()) return std::nullopt;
+  auto processes = directory.processes();
+  std::set<std::string> process_hosts;
+  for (const auto& process : processes) process_hosts.insert(process.host);
+  std::optional<UnsignalledProcess> found;
+  for (const auto& [host, pids] : signalled) {
+    // Lines that name no host stand for the job's one host, when it has one.
+    std::string where = host;
+    if (where.empty()) {
+      if (process_hosts.size() != 1 || directory.hosts().size() > 1) continue;
+      where = *process_hosts.begin();
+    }
+    std::vector<HostDirectory::Process> unsignalled;
+    size_t known_signalled = 0;
+    for (const auto& process : processes) {
+      if (process.host != where) continue;
+      if (pids.contains(process.pid)) {
+        ++known_signalled;
+      } else {
+        unsignalled.push_back(process);
+      }
+    }
+    // Every signalled pid must be a known worker, else the map of this host is incomplete.
+    if (known_signalled != pids.size() || unsignalled.size() != 1) continue;
+    if (found) return std::nullopt;  // several hosts each lost a process: no one first
+    found = UnsignalledProcess{unsignalled.front(), std::vector<int64_t>(pids.begin(), pids.end())};
+  }
+  return found;
 }
 
 }  // namespace faultline::correlate

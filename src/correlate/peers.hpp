@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -20,16 +21,33 @@ namespace faultline::correlate {
 // ("%ib0") and a domain ("node-3.cluster") removed; IPv4 addresses are kept whole.
 std::string normalize_host(std::string_view host);
 
-// Which ranks ran on which host, and the addresses of each host. Bounded: it stops learning
-// at kMaxEntries hosts and addresses. Not thread-safe; one per job.
+// Which ranks ran on which host, the addresses of each host, and which process (host, pid)
+// was which rank. Bounded: it stops learning at kMaxEntries hosts, addresses and processes.
+// Not thread-safe; one per job.
 class HostDirectory {
  public:
   static constexpr size_t kMaxEntries = 4096;
 
-  // One line of the job: its host and rank (from prefixes; empty / -1 when unknown) and text.
+  // A process of the job, as lines with an NCCL `host:pid:tid` prefix and a known rank show it.
+  struct Process {
+    std::string host;  // normalized
+    int64_t pid = 0;
+    int rank = -1;
+  };
+
+  // One line of the job: its host and rank (from prefixes or the line's pid; empty / -1 when
+  // unknown) and text. A text that starts with NCCL's `host:pid:tid` prefix also maps that
+  // process to the rank.
   void observe(std::string_view host, int rank, std::string_view text);
-  // Adds what the findings show (their host and rank).
+  // Adds what the findings show (their host and rank, and the rank of their process).
   void observe(const std::vector<rules::Finding>& findings);
+  // Maps one process to its rank (both known).
+  void observe_process(std::string_view host, int64_t pid, int rank);
+
+  // The processes whose rank is known, by host then pid.
+  std::vector<Process> processes() const;
+  // The normalized hosts that ranks were seen on.
+  std::vector<std::string> hosts() const;
 
   // The ranks seen on the host that `peer` (a host name or an address) names; empty when unknown.
   std::vector<int> ranks_of(std::string_view peer) const;
@@ -39,8 +57,10 @@ class HostDirectory {
  private:
   std::map<std::string, std::set<int>, std::less<>> host_ranks_;
   std::map<std::string, std::string, std::less<>> address_hosts_;  // normalized address -> normalized host
+  std::map<std::pair<std::string, int64_t>, int> process_ranks_;    // (normalized host, pid) -> rank
   std::string last_host_;
   int last_rank_ = -1;
+  int64_t last_pid_ = 0;
 };
 
 // One peer that NCCL lines blame, resolved to a host and the ranks the logs show on it.
@@ -53,5 +73,20 @@ struct PeerReport {
 
 // The peers named by symptom findings (facts peer_host / peer_ip), most reported first.
 std::vector<PeerReport> peers_named(const std::vector<rules::Finding>& findings, const HostDirectory& directory);
+
+// The process a launcher did not stop. torchrun's agent sends its closing signal ("Sending
+// process P closing signal SIGTERM") to every local worker still running; the one worker it
+// skips had already exited. When the directory knows the rank of every process signalled on a
+// host, and of exactly one more process there, that process is the one that ended first.
+// Weak evidence: it may also have exited cleanly, or the map may miss a worker.
+struct UnsignalledProcess {
+  HostDirectory::Process process;
+  std::vector<int64_t> signalled;  // the pids the launcher stopped on that host, sorted
+};
+
+// Findings that name a signalled process carry the facts `pid` and `signal_name` (SIGTERM,
+// SIGINT or SIGKILL). Nothing when no host has exactly one such process, or several hosts do.
+std::optional<UnsignalledProcess> process_not_signalled(const std::vector<rules::Finding>& findings,
+                                                        const HostDirectory& directory);
 
 }  // namespace faultline::correlate

@@ -2,6 +2,8 @@
 // marking each rank's first error, the initiating rank and the collateral wave.
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <optional>
 
 #include "base/text.hpp"
 #include "report/report.hpp"
@@ -25,12 +27,14 @@ std::string escape_html(std::string_view text) {
 
 struct Point {
   int rank;
-  double x;  // seconds or input order
+  double x;  // seconds on the job's common clock, or input order
   std::string kind;  // "initiating", "root", "symptom"
+  size_t series;     // index of the finding group, for its colour and legend entry
   std::string label;
 };
 
-// The x of a mark: seconds when every mark has a comparable timestamp, else input order.
+// The x of a mark: seconds when every mark has a comparable timestamp (less its host's clock
+// offset, so that hosts line up), else input order.
 std::vector<Point> timeline_points(const correlate::JobAnalysis& job, bool& by_time) {
   by_time = true;
   for (const auto& group : job.findings) {
@@ -43,14 +47,34 @@ std::vector<Point> timeline_points(const correlate::JobAnalysis& job, bool& by_t
       if (mark.rank < 0) continue;
       std::string kind = group.rule->role == rules::Role::kSymptom ? "symptom" : "root";
       if (i == 0 && job.diagnosis && job.diagnosis->initiating_rank == mark.rank) kind = "initiating";
-      double x = by_time ? static_cast<double>(mark.time.seconds_in_year()) +
+      double x = by_time ? static_cast<double>(mark.time.seconds_in_year()) - mark.clock_offset +
                                (mark.time.fraction_is_wall_clock ? static_cast<double>(mark.time.nanos) / 1e9 : 0.0)
                          : static_cast<double>(mark.sequence);
       std::string when = mark.time.valid ? mark.time.to_string() : "line order " + std::to_string(mark.sequence);
-      points.push_back({mark.rank, x, kind, "rank " + std::to_string(mark.rank) + ": " + group.rule->cause + " (" + when + ")"});
+      points.push_back({mark.rank, x, kind, i, "rank " + std::to_string(mark.rank) + ": " + group.rule->cause + " (" + when + ")"});
     }
   }
   return points;
+}
+
+// Colours of the symptom series (collateral), one per finding group, in the order listed.
+constexpr const char* kSymptomColours[] = {"#6f8fbf", "#59a88c", "#a58bc9", "#c7a25a", "#8e959c", "#5fb0c9"};
+
+const char* series_colour(const correlate::JobAnalysis& job, size_t series) {
+  if (job.findings[series].rule->role != rules::Role::kSymptom) return "#f5a623";
+  size_t symptom_index = 0;
+  for (size_t i = 0; i < series; ++i) symptom_index += job.findings[i].rule->role == rules::Role::kSymptom;
+  return kSymptomColours[symptom_index % std::size(kSymptomColours)];
+}
+
+std::string seconds_text(double seconds) {
+  char buffer[32];
+  if (seconds >= 120) {
+    std::snprintf(buffer, sizeof buffer, "+%.0f min", seconds / 60);
+  } else {
+    std::snprintf(buffer, sizeof buffer, seconds < 10 ? "+%.1f s" : "+%.0f s", seconds);
+  }
+  return seconds == 0 ? "0 s" : buffer;
 }
 
 std::string timeline_svg(const correlate::JobAnalysis& job) {
@@ -68,39 +92,103 @@ std::string timeline_svg(const correlate::JobAnalysis& job) {
     high = std::max(high, point.x);
   }
   if (high <= low) high = low + 1;
-  const int left = 90, right = 40, top = 30, row = 26, width = 960;
-  int height = top + static_cast<int>(ranks.size()) * row + 40;
+  // Right margin: room for the label beside the initiating mark when it sits at the far right.
+  const int left = 70, right = 210, top = 8, row = ranks.size() > 32 ? 12 : 24, width = 1080;
+  int height = top + static_cast<int>(ranks.size()) * row + 44;
   auto x_of = [&](double x) { return left + (x - low) / (high - low) * (width - left - right); };
   auto y_of = [&](int rank) {
     auto at = std::find(ranks.begin(), ranks.end(), rank) - ranks.begin();
     return top + static_cast<int>(at) * row + row / 2;
   };
+  int initiating = job.diagnosis && job.diagnosis->initiating_rank ? *job.diagnosis->initiating_rank : -1;
   char buffer[512];
   std::string svg = "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
                     "\" height=\"" + std::to_string(height) + "\" role=\"img\" aria-label=\"rank by time timeline\">\n";
-  for (int rank : ranks) {
+  int label_every = row >= 20 ? 1 : 4;  // many ranks: label every 4th lane
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    int rank = ranks[i];
     int y = y_of(rank);
-    std::snprintf(buffer, sizeof buffer,
-                  "<text class=\"rank-label\" x=\"10\" y=\"%d\">rank %d</text><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"lane\"/>\n",
-                  y + 4, rank, left, y, width - right, y);
+    if (initiating == rank) {
+      std::snprintf(buffer, sizeof buffer, "<rect class=\"lane-initiating\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\"/>\n",
+                    y - row / 2, width - right + 12, row);
+      svg += buffer;
+    }
+    if (static_cast<int>(i) % label_every == 0 || initiating == rank) {
+      std::snprintf(buffer, sizeof buffer, "<text class=\"rank-label%s\" x=\"8\" y=\"%d\">rank %d</text>\n",
+                    initiating == rank ? " initiating" : "", y + 4, rank);
+      svg += buffer;
+    }
+    std::snprintf(buffer, sizeof buffer, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"lane\"/>\n", left, y,
+                  width - right, y);
     svg += buffer;
   }
-  std::snprintf(buffer, sizeof buffer, "<text class=\"axis\" x=\"%d\" y=\"%d\">%s →</text>\n", left, height - 12,
-                by_time ? "time (seconds)" : "order in the logs (no common timestamps)");
+  int axis_y = top + static_cast<int>(ranks.size()) * row + 6;
+  std::snprintf(buffer, sizeof buffer, "<line class=\"axis-line\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left, axis_y,
+                width - right, axis_y);
+  svg += buffer;
+  if (by_time) {
+    for (int tick = 0; tick <= 4; ++tick) {
+      double at = low + (high - low) * tick / 4;
+      std::snprintf(buffer, sizeof buffer,
+                    "<line class=\"axis-line\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"axis\" "
+                    "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                    x_of(at), axis_y, x_of(at), axis_y + 4, x_of(at), axis_y + 18, seconds_text(at - low).c_str());
+      svg += buffer;
+    }
+  }
+  bool aligned = false;
+  for (const auto& group : job.findings) {
+    for (const auto& mark : group.marks) aligned = aligned || mark.clock_offset != 0;
+  }
+  std::snprintf(buffer, sizeof buffer, "<text class=\"axis\" x=\"%d\" y=\"%d\">%s →</text>\n", left, axis_y + 34,
+                by_time ? (aligned ? "time since the first report (host clocks aligned)" : "time since the first report")
+                        : "order in the logs (the lines have no common timestamps)");
   svg += buffer;
   // Symptoms first, so the initiating mark is drawn on top.
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
     auto order = [](const std::string& kind) { return kind == "symptom" ? 0 : kind == "root" ? 1 : 2; };
     return order(a.kind) < order(b.kind);
   });
+  int radius = row >= 20 ? 6 : 4;
   for (const auto& point : points) {
-    int radius = point.kind == "initiating" ? 9 : 6;
-    std::snprintf(buffer, sizeof buffer, "<circle class=\"mark %s\" data-rank=\"%d\" cx=\"%.1f\" cy=\"%d\" r=\"%d\">",
-                  point.kind.c_str(), point.rank, x_of(point.x), y_of(point.rank), radius);
+    int r = point.kind == "initiating" ? radius + 3 : radius;
+    const char* fill = point.kind == "initiating" ? "#d0021b" : series_colour(job, point.series);
+    std::snprintf(buffer, sizeof buffer,
+                  "<circle class=\"mark %s\" data-rank=\"%d\" data-series=\"%zu\" cx=\"%.1f\" cy=\"%d\" r=\"%d\" "
+                  "fill=\"%s\">",
+                  point.kind.c_str(), point.rank, point.series, x_of(point.x), y_of(point.rank), r, fill);
     svg += buffer;
     svg += "<title>" + escape_html(point.label) + "</title></circle>\n";
+    if (point.kind == "initiating") {
+      std::snprintf(buffer, sizeof buffer, "<text class=\"mark-label\" x=\"%.1f\" y=\"%d\">", x_of(point.x) + r + 6,
+                    y_of(point.rank) + 4);
+      svg += buffer;
+      svg += "rank " + std::to_string(point.rank) + ": " + escape_html(job.findings[point.series].rule->cause) + "</text>\n";
+    }
   }
   return svg + "</svg>\n";
+}
+
+// One legend entry per finding group drawn on the timeline.
+std::string timeline_legend(const correlate::JobAnalysis& job) {
+  std::string out = "<ul class=\"legend\">\n";
+  std::optional<int> initiating = job.diagnosis ? job.diagnosis->initiating_rank : std::nullopt;
+  if (initiating) {
+    out += "<li><span class=\"dot\" style=\"background:#d0021b\"></span>initiating rank " +
+           std::to_string(*initiating) + ": " + escape_html(job.findings.front().rule->title) +
+           " <span class=\"muted\">(" + escape_html(job.findings.front().rule->cause) + ")</span></li>\n";
+  }
+  for (size_t i = 0; i < job.findings.size(); ++i) {
+    const auto& group = job.findings[i];
+    if (group.marks.empty() || group.ranks.empty()) continue;
+    if (i == 0 && initiating && group.ranks == std::vector<int>{*initiating}) continue;  // drawn as the initiating mark
+    std::string ranks = (group.ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(group.ranks);
+    std::string role = group.rule->role == rules::Role::kSymptom ? "collateral" : "root cause";
+    out += std::string("<li><span class=\"dot\" style=\"background:") + series_colour(job, i) + "\"></span>" +
+           escape_html(group.rule->title) + " <span class=\"muted\">(" + escape_html(group.rule->cause) + ", " + role +
+           "; " + escape_html(ranks) + ")</span></li>\n";
+  }
+  return out + "</ul>\n";
 }
 
 std::string evidence_rows(const RunReport& report, const correlate::FindingGroup& group) {
@@ -127,9 +215,7 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, std:
   out += "<p id=\"verdict\" class=\"failed\"><span id=\"cause\">" + escape_html(diagnosis.cause) + "</span> — " +
          escape_html(diagnosis.title) + "</p>\n<p>Initiating rank: <strong id=\"initiating-rank\">" + rank +
          "</strong> · confidence " + confidence + "</p>\n";
-  out += "<h3>Timeline</h3>\n" + timeline_svg(job);
-  out += "<p class=\"legend\"><span class=\"dot initiating\"></span> initiating rank <span class=\"dot root\"></span> "
-         "other root cause <span class=\"dot symptom\"></span> collateral</p>\n";
+  out += "<h3>Timeline</h3>\n<div class=\"timeline\">" + timeline_svg(job) + "</div>\n" + timeline_legend(job);
   if (!diagnosis.story.empty()) {
     out += "<h3>What happened</h3>\n<ol>\n";
     for (const auto& step : diagnosis.story) out += "<li>" + escape_html(step) + "</li>\n";
@@ -156,10 +242,12 @@ std::string render_html(const RunReport& report) {
       "code,pre{font:12px ui-monospace,monospace}pre{background:#f4f4f6;padding:8px}\n"
       ".failed{font-size:18px;color:#b00020}.ok{font-size:18px;color:#1b7f3b}\n"
       "table.evidence{border-collapse:collapse}table.evidence td,th{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left}\n"
-      ".lane{stroke:#e3e3e8}.rank-label,.axis{font-size:12px;fill:#555}\n"
-      ".mark.initiating{fill:#d0021b;stroke:#000}.mark.root{fill:#f5a623}.mark.symptom{fill:#8aa4c8}\n"
-      ".dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin:0 4px 0 12px}\n"
-      ".dot.initiating{background:#d0021b}.dot.root{background:#f5a623}.dot.symptom{background:#8aa4c8}\n"
+      ".timeline{overflow-x:auto}.lane{stroke:#e6e6ea}.axis-line{stroke:#999}.lane-initiating{fill:#fdecee}\n"
+      ".rank-label,.axis{font-size:12px;fill:#555}.rank-label.initiating{fill:#b00020;font-weight:600}\n"
+      ".mark{stroke:#fff;stroke-width:1.5;fill-opacity:.9}.mark.initiating{stroke:#5c0010;stroke-width:2;fill-opacity:1}\n"
+      ".mark-label{font-size:12px;font-weight:600;fill:#b00020}\n"
+      "ul.legend{list-style:none;padding:0;margin:6px 0 0}ul.legend li{margin:2px 0}.muted{color:#777}\n"
+      ".dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:8px}\n"
       "</style></head><body>\n<h1>faultline report</h1>\n";
   for (const auto& job : report.jobs) render_job(report, job, out);
   return out + "</body></html>\n";

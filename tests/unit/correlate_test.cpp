@@ -433,3 +433,27 @@ TEST_CASE("two processes on different CUDA devices name no rank") {
   REQUIRE(analysis.diagnosis.has_value());
   CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
 }
+
+TEST_CASE("the story's delays are on the common clock when host clocks were aligned") {
+  // Rank 5 ran out of memory at 32 on node-b's clock, which runs 5 s ahead (27 on the common
+  // clock); the others timed out at 50 on the common clock: 23 s later, not 18.
+  std::vector<Finding> findings = {timed_out(0, "node-a", 50, 0), timed_out(2, "node-a", 50, 1),
+                                   timed_out(4, "node-b", 55, 2), timed_out(6, "node-b", 55, 3),
+                                   timed_out(8, "node-c", 50, 6),
+                                   on_host(finding(oom_rule(), 5, 5, at(32)), "node-b")};
+  auto analysis = run(findings);
+  REQUIRE(analysis.diagnosis.has_value());
+  REQUIRE(analysis.diagnosis->story.size() == 2);
+  CHECK(analysis.diagnosis->story[1] ==
+        "ranks 0,2,4,6,8 reported nccl.watchdog_timeout (Watchdog timeout), 23 s later (host clocks aligned; 18 s "
+        "by the printed times) (collateral)");
+}
+
+TEST_CASE("the story's delays are the printed times' when no clock offset was estimated") {
+  std::vector<Finding> findings = {timed_out(0, "node-a", 50, 0), timed_out(2, "node-b", 50, 1),
+                                   on_host(finding(oom_rule(), 1, 2, at(32)), "node-a")};
+  auto analysis = run(findings);
+  REQUIRE(analysis.diagnosis.has_value());
+  REQUIRE(analysis.diagnosis->story.size() == 2);
+  CHECK(analysis.diagnosis->story[1] == "ranks 0,2 reported nccl.watchdog_timeout (Watchdog timeout), 18 s later (collateral)");
+}
