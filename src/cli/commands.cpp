@@ -7,6 +7,7 @@
 
 #include "base/text.hpp"
 #include "cli/pipeline.hpp"
+#include "cli/verify_command.hpp"
 #include "report/report.hpp"
 
 namespace faultline::cli {
@@ -61,6 +62,11 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   report.jobs.push_back(runner.finish(job_name, baseline));
   report.sources = runner.sources();
   report.skipped = runner.skipped();
+  if (options.verify) {
+    const auto& diagnosis = report.jobs.front().diagnosis;
+    if (diagnosis) report.verifications.emplace_back(run_verify(diagnosis->verify, rules));
+    else out.err("faultline: --verify: no failure found, so there is nothing to verify\n");
+  }
 
   for (const auto& skipped : report.skipped) out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
   for (const auto& source : report.sources) {

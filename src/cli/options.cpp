@@ -15,8 +15,10 @@ Usage:
                                      many jobs (run directories, archives): one JSONL line per
                                      job as it finishes, then a summary line; summary text on stderr
   faultline merge RESULT.jsonl...    the summary of sharded scans, from their lines
-  faultline preflight --config config.json --tp N [--pp N] [--gpus N|FILE|auto]
-                                     check a TP/PP plan against the model before launch
+  faultline preflight (--config config.json | --heads N [--kv-heads N] [--hidden N] [--ffn N]
+                      [--vocab N] [--layers N]) [--tp N] [--pp N] [--gpus N|FILE|auto]
+                                     check a TP/PP plan against the model before launch;
+                                     sizes given as options replace the config's
   faultline repro (--config config.json | --heads N [--kv-heads N] [--ffn N] [--vocab N]) --tp N
                  [--backend cpu|cuda] [--full-size]
                                      run a small TP job: reproduce the failure, check the fix
@@ -41,6 +43,9 @@ Options:
   --format FORMAT     text (default), json, jsonl, markdown, html, sarif (diagnose); text, json (preflight)
   --color WHEN        auto (default), always, never
   -q, --quiet         print the diagnosis and its evidence only
+  --verify            diagnose: run the diagnosis' verify command when it is a faultline
+                      preflight or repro command, and report its output and result; the
+                      exit code stays the diagnosis' own (0, 1, 2)
   --read-every-line   parse every line of large logs too (slower; by default, past the first
                       4 MiB of a file, only lines a rule or a traceback may need are parsed)
   -h, --help          this text
@@ -123,6 +128,9 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("ffn", po::value<int64_t>(&options.ffn))
       ("backend", po::value<std::string>(&options.backend))
       ("vocab", po::value<int64_t>(&options.vocab))
+      ("hidden", po::value<int64_t>(&options.hidden))
+      ("layers", po::value<int64_t>(&options.layers))
+      ("verify", po::bool_switch(&options.verify))
       ("full-size", po::bool_switch(&options.full_size))
       ("jobs,j", po::value<int64_t>(&options.threads))
       ("shard", po::value<std::string>(&options.shard))
@@ -175,9 +183,17 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
       break;
     case Command::kPreflight:
-      if (options.config.empty()) return Status::error("'preflight' needs --config config.json");
-      if (!values.count("tp")) return Status::error("'preflight' needs --tp N");
+      if (options.config.empty() && !options.heads && !options.kv_heads && !options.hidden && !options.ffn &&
+          !options.vocab && !options.layers && options.gpus.empty()) {
+        return Status::error("'preflight' needs --config config.json, or sizes (--heads N, --kv-heads N, --hidden N, "
+                             "--ffn N, --vocab N, --layers N) or --gpus");
+      }
+      if (!values.count("tp") && !values.count("pp")) return Status::error("'preflight' needs --tp N (or --pp N)");
       if (options.tp < 1 || options.pp < 1) return Status::error("--tp and --pp must be at least 1");
+      if (options.heads < 0 || options.kv_heads < 0 || options.hidden < 0 || options.ffn < 0 || options.vocab < 0 ||
+          options.layers < 0) {
+        return Status::error("--heads, --kv-heads, --hidden, --ffn, --vocab and --layers must be positive");
+      }
       if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
       if (options.format != Format::kText && options.format != Format::kJson) {
         return Status::error("'preflight' writes text or json");
@@ -206,6 +222,9 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
       break;
     default: break;
+  }
+  if (options.verify && options.command != Command::kDiagnose && options.command != Command::kHelp) {
+    return Status::error("--verify is for 'diagnose'");
   }
   return options;
 }

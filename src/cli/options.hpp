@@ -30,11 +30,14 @@ struct Options {
   int64_t pp = 1;                   // preflight: pipeline-parallel size
   std::string gpus;                 // preflight: N, an nvidia-smi CSV file, or "auto"
   std::string corpus;               // rules test: a labelled corpus to score the rules on
-  int64_t heads = 0;                // repro: attention heads (else from --config)
-  int64_t kv_heads = 0;             // repro: key/value heads
-  int64_t ffn = 0;                  // repro: FFN intermediate size
+  int64_t heads = 0;                // repro, preflight: attention heads (else from --config)
+  int64_t kv_heads = 0;             // repro, preflight: key/value heads
+  int64_t ffn = 0;                  // repro, preflight: FFN intermediate size
+  int64_t hidden = 0;               // preflight: hidden size (else from --config)
+  int64_t layers = 0;               // preflight: layers (else from --config)
   std::string backend = "cpu";      // repro: cpu (cuda where built with CUDA and NCCL)
-  int64_t vocab = 0;                // repro: vocabulary size (else from --config, else 32000)
+  int64_t vocab = 0;                // repro, preflight: vocabulary size (repro: else from --config, else 32000)
+  bool verify = false;              // diagnose: run the diagnosis' verify command (verify_command.hpp)
   bool full_size = false;           // repro: the model's real sizes instead of scaled-down ones
   std::string help_topic;           // the usage text to print for kHelp
   std::vector<std::string> arguments;  // the command line as given, argv[0] first

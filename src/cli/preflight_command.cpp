@@ -1,4 +1,6 @@
-// `faultline preflight`: reject an incompatible TP/PP size before launch.
+// `faultline preflight`: reject an incompatible TP/PP size before launch. The model's sizes come
+// from its config.json, from options (--heads, --hidden, ...: what a log told a rule), or both,
+// the options winning.
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "preflight/gpu_inventory.hpp"
@@ -20,12 +22,25 @@ Result<std::vector<preflight::Gpu>> gpu_inventory(const std::string& spec) {
 }  // namespace
 
 int run_preflight(const Options& options, Output& out) {
-  auto shape = preflight::read_model_config(options.config);
-  if (!shape) {
-    out.err("faultline: " + shape.status().message() + "\n");
-    return 2;
+  preflight::ModelShape shape;
+  if (!options.config.empty()) {
+    auto read = preflight::read_model_config(options.config);
+    if (!read) {
+      out.err("faultline: " + read.status().message() + "\n");
+      return 2;
+    }
+    shape = *read;
   }
-  report::PreflightReport report{options.config, *shape, {options.tp, options.pp, std::nullopt, ""}, {}};
+  auto given = [](std::optional<int64_t>& size, int64_t option) {
+    if (option > 0) size = option;
+  };
+  given(shape.heads, options.heads);
+  given(shape.kv_heads, options.kv_heads);
+  given(shape.hidden, options.hidden);
+  given(shape.ffn, options.ffn);
+  given(shape.vocab, options.vocab);
+  given(shape.layers, options.layers);
+  report::PreflightReport report{options.config, shape, {options.tp, options.pp, std::nullopt, ""}, {}};
   if (!options.gpus.empty()) {
     auto gpus = gpu_inventory(options.gpus);
     if (!gpus) {

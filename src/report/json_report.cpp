@@ -16,7 +16,19 @@ void write_strings(JsonWriter& json, const std::vector<std::string>& items) {
   json.end_array();
 }
 
-void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis) {
+void write_verification(JsonWriter& json, const Verification& verification) {
+  json.begin_object();
+  json.key("command").string(verification.command);
+  json.key("ran").boolean(verification.ran);
+  json.key("exit_code");
+  if (verification.ran) json.number(int64_t{verification.exit_code});
+  else json.null();
+  json.key("passed").boolean(verification.passed());
+  json.key("output").string(verification.output);
+  json.end_object();
+}
+
+void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis, const Verification* verification) {
   json.begin_object();
   json.key("cause").string(diagnosis.cause);
   json.key("rule").string(diagnosis.rule->id);
@@ -39,10 +51,15 @@ void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis) {
   json.key("verify").string(diagnosis.verify);
   json.key("story");
   write_strings(json, diagnosis.story);
+  if (verification) {
+    json.key("verification");
+    write_verification(json, *verification);
+  }
   json.end_object();
 }
 
-void write_job(JsonWriter& json, const RunReport& report, const correlate::JobAnalysis& job) {
+void write_job(JsonWriter& json, const RunReport& report, size_t index) {
+  const correlate::JobAnalysis& job = report.jobs[index];
   json.begin_object();
   json.key("job").string(job.job);
   json.key("ranks_seen").begin_inline_array();
@@ -61,7 +78,7 @@ void write_job(JsonWriter& json, const RunReport& report, const correlate::JobAn
   write_strings(json, job.shape.truncated_sources);
   json.end_object();
   json.key("diagnosis");
-  if (job.diagnosis) write_diagnosis(json, *job.diagnosis);
+  if (job.diagnosis) write_diagnosis(json, *job.diagnosis, verification_of(report, index));
   else json.null();
   json.key("findings").begin_array();
   for (const auto& group : job.findings) {
@@ -130,7 +147,7 @@ std::string render_json(const RunReport& report, bool pretty) {
   json.begin_object();
   json.key("schema").string("faultline.report/1");
   json.key("jobs").begin_array();
-  for (const auto& job : report.jobs) write_job(json, report, job);
+  for (size_t i = 0; i < report.jobs.size(); ++i) write_job(json, report, i);
   json.end_array();
   write_inputs(json, report);
   json.end_object();
@@ -139,12 +156,12 @@ std::string render_json(const RunReport& report, bool pretty) {
 
 std::string render_jsonl(const RunReport& report) {
   std::string out;
-  for (const auto& job : report.jobs) {
+  for (size_t i = 0; i < report.jobs.size(); ++i) {
     JsonWriter json(false);
     json.begin_object();
     json.key("schema").string("faultline.report/1");
     json.key("jobs").begin_array();
-    write_job(json, report, job);
+    write_job(json, report, i);
     json.end_array();
     write_inputs(json, report);
     json.end_object();

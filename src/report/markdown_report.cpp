@@ -37,7 +37,23 @@ std::string evidence_text(const RunReport& report, const rules::Evidence& eviden
   return source + ":" + std::to_string(evidence.line) + "  [" + rank + "]  " + evidence.text;
 }
 
-void render_job(const RunReport& report, const correlate::JobAnalysis& job, std::string& out) {
+void render_verification(const Verification& verification, std::string& out) {
+  std::string result = !verification.ran ? "not run"
+                       : verification.passed() ? "passed (exit code 0)"
+                                               : "failed (exit code " + std::to_string(verification.exit_code) + ")";
+  out += "\n**Verification**: " + result + "\n\n";
+  std::vector<std::string> lines = {"$ " + verification.command};
+  std::string_view output = trim_right(verification.output);
+  while (!output.empty()) {
+    size_t end = std::min(output.find('\n'), output.size());
+    lines.emplace_back(output.substr(0, end));
+    output.remove_prefix(std::min(end + 1, output.size()));
+  }
+  out += code_block(lines, "text");
+}
+
+void render_job(const RunReport& report, const correlate::JobAnalysis& job, const Verification* verification,
+                std::string& out) {
   if (!job.diagnosis) {
     out += "### faultline: no failure found\n\n`" + job.job + "`: " + std::to_string(job.shape.ranks_seen.size()) +
            " rank(s) seen, no rule matched.\n";
@@ -70,6 +86,7 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, std:
     for (const auto& item : diagnosis.fix) out += "- " + item + "\n";
   }
   if (!diagnosis.verify.empty()) out += "\n**Verify**\n\n" + code_block({diagnosis.verify}, "sh");
+  if (verification) render_verification(*verification, out);
   if (job.findings.size() > 1) {
     out += "\n<details><summary>Other findings (" + std::to_string(job.findings.size() - 1) + ")</summary>\n\n";
     out += "| cause | role | ranks | rule | first evidence |\n|---|---|---|---|---|\n";
@@ -90,9 +107,9 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, std:
 
 std::string render_markdown(const RunReport& report) {
   std::string out;
-  for (const auto& job : report.jobs) {
+  for (size_t i = 0; i < report.jobs.size(); ++i) {
     if (!out.empty()) out += "\n---\n\n";
-    render_job(report, job, out);
+    render_job(report, report.jobs[i], verification_of(report, i), out);
   }
   return out;
 }

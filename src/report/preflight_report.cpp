@@ -47,7 +47,8 @@ std::string render_preflight_text(const PreflightReport& report, bool color) {
   auto paint = [color](std::string_view code, const std::string& text) {
     return color ? "\x1b[" + std::string(code) + "m" + text + "\x1b[0m" : text;
   };
-  std::string out = "preflight " + report.config + "\n  model: " + shape_summary(report.shape) + "\n  plan:  TP " +
+  std::string from = report.config.empty() ? "of the sizes given" : report.config;
+  std::string out = "preflight " + from + "\n  model: " + shape_summary(report.shape) + "\n  plan:  TP " +
                     std::to_string(report.plan.tp) + " × PP " + std::to_string(report.plan.pp);
   if (report.plan.gpus) out += " on " + std::to_string(*report.plan.gpus) + " GPUs";
   out += "\n\n";
@@ -75,7 +76,9 @@ std::string render_preflight_json(const PreflightReport& report) {
   JsonWriter json(true);
   json.begin_object();
   json.key("schema").string("faultline.preflight/1");
-  json.key("config").string(report.config);
+  json.key("config");
+  if (report.config.empty()) json.null();
+  else json.string(report.config);
   json.key("model").begin_object();
   auto size = [&](const char* name, const std::optional<int64_t>& value) {
     json.key(name);

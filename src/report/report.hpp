@@ -2,6 +2,7 @@
 // decides anything, and nothing prints; each returns the text and the caller writes it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,28 @@
 
 namespace faultline::report {
 
+// What `diagnose --verify` did with a diagnosis' verify command (src/cli/verify_command.hpp).
+struct Verification {
+  std::string command;
+  bool ran = false;    // false: faultline does not run this command itself; `output` says why
+  int exit_code = 0;   // the command's own exit code, when it ran
+  std::string output;  // what it printed (stdout, then stderr), or why it did not run
+  bool passed() const { return ran && exit_code == 0; }
+};
+
 struct RunReport {
   std::vector<correlate::JobAnalysis> jobs;
   std::vector<ingest::SourceInfo> sources;  // indexed by Evidence::source
   std::vector<ingest::Skipped> skipped;
+  std::vector<std::optional<Verification>> verifications;  // indexed like jobs; empty without --verify
 };
+
+// The verification of jobs[job]'s diagnosis, or nullptr when none was asked for.
+inline const Verification* verification_of(const RunReport& report, size_t job) {
+  return job < report.verifications.size() && report.verifications[job] ? &*report.verifications[job] : nullptr;
+}
+// The verification as text: a "verify: COMMAND" heading, the output indented, the result.
+std::string render_verification_text(const Verification& verification);
 
 // The name of the source an Evidence points at ("?" if out of range).
 inline std::string source_name(const RunReport& report, uint32_t source) {
@@ -41,7 +59,7 @@ std::string render_sarif(const RunReport& report);
 
 // `faultline preflight`: the checks of one model against one parallel plan.
 struct PreflightReport {
-  std::string config;  // the config.json path
+  std::string config;  // the config.json path; empty when the sizes came from options only
   preflight::ModelShape shape;
   preflight::Plan plan;
   preflight::PreflightResult result;

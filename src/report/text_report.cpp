@@ -103,11 +103,28 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
 
 }  // namespace
 
+std::string render_verification_text(const Verification& verification) {
+  std::string out = "verify: " + verification.command + "\n";
+  std::string_view output = verification.output;
+  while (!output.empty()) {
+    size_t end = output.find('\n');
+    std::string_view line = output.substr(0, end);
+    out += line.empty() ? "\n" : "  " + std::string(line) + "\n";
+    output.remove_prefix(end == std::string_view::npos ? output.size() : end + 1);
+  }
+  if (!verification.ran) return out + "verify not run\n";
+  return out + (verification.passed() ? "verify passed" : "verify failed") + " (exit code " +
+         std::to_string(verification.exit_code) + ")\n";
+}
+
 std::string render_text(const RunReport& report, const TextOptions& options) {
   std::string out;
-  for (const auto& job : report.jobs) {
+  for (size_t i = 0; i < report.jobs.size(); ++i) {
     if (!out.empty()) out += "\n";
-    render_job(report, job, options, out);
+    render_job(report, report.jobs[i], options, out);
+    if (const Verification* verification = verification_of(report, i)) {
+      out += "\n" + render_verification_text(*verification);
+    }
   }
   for (const auto& source : report.sources) {
     if (source.lines_cut) {

@@ -42,16 +42,8 @@ std::string on_rank_threads(int64_t ranks, Body body) {
 }  // namespace
 
 TpOutcome run_on_cpu(const TpJob& job, uint64_t memory_limit_bytes) {
+  if (auto early = outcome_before_running(job)) return *early;
   TpOutcome outcome;
-  outcome.error = invalid_sizes(job);
-  if (!outcome.error.empty()) return outcome;
-  HostCheck check = check_on_host(job);
-  if (!check.passed) {
-    outcome.kind = TpOutcome::Kind::kRefused;
-    outcome.error = check.error;
-    outcome.cause = check.cause;
-    return outcome;
-  }
   if (memory_limit_bytes == 0) memory_limit_bytes = available_memory_bytes() / 10 * 8;
   uint64_t needed = weight_bytes(job);
   if (memory_limit_bytes > 0 && needed > memory_limit_bytes) {
@@ -61,7 +53,6 @@ TpOutcome run_on_cpu(const TpJob& job, uint64_t memory_limit_bytes) {
   }
 
   outcome.realism = Realism::kCpuEmulation;
-  outcome.relative_tolerance = kRelativeTolerance;
   outcome.note = std::to_string(job.tp) + (job.tp == 1 ? " rank as a thread" : " ranks as threads");
   auto start = std::chrono::steady_clock::now();
   std::vector<RankWeights> weights(static_cast<size_t>(job.tp));
@@ -100,15 +91,7 @@ TpOutcome run_on_cpu(const TpJob& job, uint64_t memory_limit_bytes) {
   outcome.all_reduces = all_reduce.calls();
   weights.clear();  // the reference's matrices take their place
 
-  start = std::chrono::steady_clock::now();
-  Matrix reference = reference_forward(job, tokens);
-  outcome.reference_ms = milliseconds_since(start);
-  Comparison comparison = compare(reference, outputs, kRelativeTolerance);
-  outcome.kind = TpOutcome::Kind::kRan;
-  outcome.max_difference = comparison.max_difference;
-  outcome.reference_scale = comparison.reference_scale;
-  outcome.tolerance = comparison.tolerance;
-  outcome.matches = comparison.matches;
+  compare_with_reference(job, outputs, outcome);
   return outcome;
 }
 

@@ -373,16 +373,8 @@ int cuda_device_count(std::string& error) {
 }
 
 TpOutcome run_on_cuda(const TpJob& job, const CudaRunOptions& options) {
+  if (auto early = outcome_before_running(job)) return *early;
   TpOutcome outcome;
-  outcome.error = invalid_sizes(job);
-  if (!outcome.error.empty()) return outcome;
-  HostCheck host = check_on_host(job);
-  if (!host.passed) {
-    outcome.kind = TpOutcome::Kind::kRefused;
-    outcome.error = host.error;
-    outcome.cause = host.cause;
-    return outcome;
-  }
   int gpus = cuda_device_count(outcome.error);
   if (gpus == 0) return outcome;
   outcome.error.clear();
@@ -404,7 +396,6 @@ TpOutcome run_on_cuda(const TpJob& job, const CudaRunOptions& options) {
                    ", one per GPU, communicators from a grouped non-blocking ncclCommInitRank, all-reduces "
                    "through NCCL";
   }
-  outcome.relative_tolerance = kRelativeTolerance;
 
   std::vector<Matrix> outputs;
   try {
@@ -422,16 +413,7 @@ TpOutcome run_on_cuda(const TpJob& job, const CudaRunOptions& options) {
     outcome.error = failure.message;
     return outcome;
   }
-
-  auto start = Clock::now();
-  Matrix reference = reference_forward(job, token_ids(job));
-  outcome.reference_ms = milliseconds_since(start);
-  Comparison comparison = compare(reference, outputs, kRelativeTolerance);
-  outcome.kind = TpOutcome::Kind::kRan;
-  outcome.max_difference = comparison.max_difference;
-  outcome.reference_scale = comparison.reference_scale;
-  outcome.tolerance = comparison.tolerance;
-  outcome.matches = comparison.matches;
+  compare_with_reference(job, outputs, outcome);
   return outcome;
 }
 

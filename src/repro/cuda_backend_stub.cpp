@@ -18,16 +18,8 @@ int cuda_device_count(std::string& error) {
 }
 
 TpOutcome run_on_cuda(const TpJob& job, const CudaRunOptions&) {
+  if (auto early = outcome_before_running(job)) return *early;
   TpOutcome outcome;
-  outcome.error = invalid_sizes(job);
-  if (!outcome.error.empty()) return outcome;
-  HostCheck check = check_on_host(job);
-  if (!check.passed) {
-    outcome.kind = TpOutcome::Kind::kRefused;
-    outcome.error = check.error;
-    outcome.cause = check.cause;
-    return outcome;
-  }
   outcome.error = kNotBuilt;
   return outcome;
 }

@@ -164,4 +164,16 @@ std::string_view label(Realism realism) {
   return "HOST_CHECK";
 }
 
+std::optional<TpOutcome> outcome_before_running(const TpJob& job) {
+  TpOutcome outcome;
+  outcome.error = invalid_sizes(job);
+  if (!outcome.error.empty()) return outcome;
+  HostCheck check = check_on_host(job);
+  if (check.passed) return std::nullopt;
+  outcome.kind = TpOutcome::Kind::kRefused;
+  outcome.error = check.error;
+  outcome.cause = check.cause;
+  return outcome;
+}
+
 }  // namespace faultline::repro

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -111,5 +112,10 @@ struct TpOutcome {
 
   bool ran() const { return kind == Kind::kRan; }
 };
+
+// What every backend answers before it runs anything: the outcome of a job whose sizes are
+// invalid (kCannotRun) or that the frameworks' checks refuse (kRefused, in their words), or
+// nullopt when the job may run.
+std::optional<TpOutcome> outcome_before_running(const TpJob& job);
 
 }  // namespace faultline::repro

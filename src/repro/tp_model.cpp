@@ -1,6 +1,7 @@
 #include "repro/tp_model.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -223,6 +224,19 @@ Comparison compare(const Matrix& reference, const std::vector<Matrix>& outputs, 
   if (!finite) result.max_difference = std::numeric_limits<double>::quiet_NaN();
   result.matches = shaped && finite && result.max_difference <= result.tolerance;
   return result;
+}
+
+void compare_with_reference(const TpJob& job, const std::vector<Matrix>& outputs, TpOutcome& outcome) {
+  auto start = std::chrono::steady_clock::now();
+  Matrix reference = reference_forward(job, token_ids(job));
+  outcome.reference_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  Comparison comparison = compare(reference, outputs, kRelativeTolerance);
+  outcome.kind = TpOutcome::Kind::kRan;
+  outcome.relative_tolerance = kRelativeTolerance;
+  outcome.max_difference = comparison.max_difference;
+  outcome.reference_scale = comparison.reference_scale;
+  outcome.tolerance = comparison.tolerance;
+  outcome.matches = comparison.matches;
 }
 
 }  // namespace faultline::repro

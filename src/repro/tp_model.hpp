@@ -66,4 +66,8 @@ Comparison compare(const Matrix& reference, const std::vector<Matrix>& outputs, 
 // Double precision on both sides; what differs is the order of the sums.
 inline constexpr double kRelativeTolerance = 1e-9;
 
+// The end of every backend's run: computes the unsharded reference (timed into reference_ms),
+// compares `outputs` with it at kRelativeTolerance, and records the result in `outcome` as kRan.
+void compare_with_reference(const TpJob& job, const std::vector<Matrix>& outputs, TpOutcome& outcome);
+
 }  // namespace faultline::repro

@@ -55,7 +55,7 @@ TEST_CASE("diagnose names the cause, the initiating rank, the computed fix and a
   CHECK(run.out.find("Diagnosis: tp.heads_not_divisible") != std::string::npos);
   CHECK(run.out.find("initiating rank: 3") != std::string::npos);
   CHECK(run.out.find("1, 2, 4, 5, 8, 10, 20, 40") != std::string::npos);  // divisors of 40
-  CHECK(run.out.find("faultline preflight") != std::string::npos);
+  CHECK(run.out.find("Verify\n  $ faultline repro --heads 40 --tp 5\n") != std::string::npos);
   CHECK(run.out.find("\x1b[") == std::string::npos);
 }
 
@@ -222,9 +222,11 @@ TEST_CASE("the verify command a TP diagnosis proposes passes preflight for that 
   Scratch scratch;
   std::string config = scratch.write("config.json", R"({"num_attention_heads": 40, "hidden_size": 5120})");
   RunResult diagnosis = run_faultline({"diagnose", "--format", "json", scratch.write("job.log", kHeadsLog)});
-  size_t at = diagnosis.out.find("\"verify\": \"faultline preflight --config config.json --tp ");
+  const std::string verify = "\"verify\": \"faultline repro --heads 40 --tp ";
+  size_t at = diagnosis.out.find(verify);
   REQUIRE(at != std::string::npos);
-  std::string tp = diagnosis.out.substr(at + 57, diagnosis.out.find('"', at + 57) - at - 57);
+  at += verify.size();
+  std::string tp = diagnosis.out.substr(at, diagnosis.out.find('"', at) - at);
   CHECK(tp == "5");  // the largest divisor of 40 heads not above the failed 6
   CHECK(run_faultline({"preflight", "--config", config, "--tp", tp}).exit_code == 0);
 }
