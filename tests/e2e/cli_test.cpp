@@ -11,6 +11,7 @@
 
 #include "report_reader.hpp"
 #include "run_binary.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
 using namespace faultline::testing;
@@ -25,26 +26,6 @@ constexpr const char* kHeadsLog =
     "[rank3]:     engine = LLMEngine.from_engine_args(args)\n"
     "[rank3]: ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).\n";
 
-// A scratch folder removed when the test ends.
-class Scratch {
- public:
-  Scratch() : path_(fs::temp_directory_path() / ("faultline-cli-" + std::to_string(counter_++) + "-" +
-                                                 std::to_string(::getpid()))) {
-    fs::create_directories(path_);
-  }
-  ~Scratch() { fs::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& content) const {
-    auto file = path_ / name;
-    fs::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << content;
-    return file.string();
-  }
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
 
 }  // namespace
 
@@ -451,7 +432,7 @@ TEST_CASE("the same crash gives the same diagnosis through every compression and
     const char* tool;
     std::string command;  // builds scratch/<name> from the tree
   };
-  std::string out = scratch.path("");
+  std::string out = scratch.path() + "/";
   std::vector<Way> ways = {
       {"run.tar", "tar", "tar -cf " + out + "run.tar -C " + logdir + " ."},
       {"run.tar.gz", "gzip", "tar -czf " + out + "run.tar.gz -C " + logdir + " ."},

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "run_binary.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
 using namespace faultline::testing;
@@ -140,26 +141,6 @@ simdjson::dom::element parse(simdjson::dom::parser& parser, const std::string& j
   return element;
 }
 
-// A scratch folder removed when the test ends.
-class Scratch {
- public:
-  Scratch() : path_(fs::temp_directory_path() / ("faultline-scan-case-" + std::to_string(counter_++) + "-" +
-                                                 std::to_string(::getpid()))) {
-    fs::create_directories(path_);
-  }
-  ~Scratch() { fs::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& content) const {
-    auto file = path_ / name;
-    fs::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << content;
-    return file.string();
-  }
-  std::string path(const std::string& name = "") const { return name.empty() ? path_.string() : (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
 
 constexpr const char* kHeadsLine =
     "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).\n";

@@ -9,27 +9,15 @@
 #include <string>
 
 #include "cli/pipeline.hpp"
+#include "pipeline_helpers.hpp"
 #include "rules/rule_set.hpp"
 
-using faultline::cli::JobRunner;
-using faultline::rules::Engine;
-using faultline::rules::RuleSet;
 
 namespace {
 
-const Engine& engine() {
-  static const RuleSet rules = RuleSet::shipped();
-  static const Engine instance(rules);
-  return instance;
-}
 
 faultline::correlate::JobAnalysis diagnose(const std::string& log) {
-  JobRunner runner(engine());
-  auto source = faultline::ingest::memory_source(log);
-  faultline::ingest::SourceInfo info;
-  info.name = "job.log";
-  runner.add_source(*source, std::move(info));
-  return runner.finish("job");
+  return faultline::testing::diagnose_log(log, "job");
 }
 
 std::string watchdog(int rank, int second) {

@@ -15,11 +15,9 @@
 #include <vector>
 
 #include "cli/pipeline.hpp"
+#include "pipeline_helpers.hpp"
 #include "rules/rule_set.hpp"
 
-using faultline::cli::JobRunner;
-using faultline::rules::Engine;
-using faultline::rules::RuleSet;
 
 namespace {
 
@@ -28,11 +26,6 @@ constexpr int kRanksPerHost = 8;
 constexpr int kCulprit = 37;
 constexpr int kCulpritHost = kCulprit / kRanksPerHost;
 
-const Engine& engine() {
-  static const RuleSet rules = RuleSet::shipped();
-  static const Engine instance(rules);
-  return instance;
-}
 
 struct GeneratedLine {
   double true_time = 0;  // when it was printed, on a perfect clock; orders the merged output
@@ -147,12 +140,7 @@ GeneratedJob generate(unsigned seed, bool timestamps) {
 }
 
 faultline::correlate::JobAnalysis diagnose(const std::string& log) {
-  JobRunner runner(engine());
-  auto source = faultline::ingest::memory_source(log);
-  faultline::ingest::SourceInfo info;
-  info.name = "job.log";
-  runner.add_source(*source, std::move(info));
-  return runner.finish("generated");
+  return faultline::testing::diagnose_log(log, "generated");
 }
 
 bool any_reason_contains(const faultline::correlate::Diagnosis& diagnosis, const std::string& part) {

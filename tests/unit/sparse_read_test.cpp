@@ -8,6 +8,7 @@
 
 #include "cli/pipeline.hpp"
 #include "ingest/inputs.hpp"
+#include "pipeline_helpers.hpp"
 #include "rules/rule_set.hpp"
 
 namespace fs = std::filesystem;
@@ -17,11 +18,7 @@ using faultline::rules::RuleSet;
 
 namespace {
 
-const Engine& engine() {
-  static const RuleSet rules = RuleSet::shipped();
-  static const Engine instance(rules);
-  return instance;
-}
+const faultline::rules::Engine& engine() { return faultline::testing::shipped_engine(); }
 
 // What a reader of the report sees: the diagnosis, when it happened, and every finding group
 // with its ranks, occurrences and first evidence line.
