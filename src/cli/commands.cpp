@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
 #include "base/text.hpp"
 #include "cli/pipeline.hpp"
+#include "cli/redacting_output.hpp"
 #include "cli/verify_command.hpp"
 #include "report/report.hpp"
 
@@ -62,6 +64,8 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   report.jobs.push_back(runner.finish(job_name, baseline));
   report.sources = runner.sources();
   report.skipped = runner.skipped();
+  out.learn_hosts(report.jobs.front().shape.hosts);
+  for (const auto& group : report.jobs.front().findings) out.learn_hosts(group.hosts);
   if (options.verify) {
     const auto& diagnosis = report.jobs.front().diagnosis;
     if (diagnosis) report.verifications.emplace_back(run_verify(diagnosis->verify, rules));
@@ -94,7 +98,11 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
 
 int run(int argc, const char* const* argv) {
   std::signal(SIGPIPE, SIG_IGN);
-  ProcessOutput out;
+  ProcessOutput process_out;
+  RedactingOutput redacting_out(process_out);
+  // Decided before the options are parsed, so that a bad command line's message is redacted too.
+  bool redact = std::any_of(argv + 1, argv + argc, [](const char* word) { return std::string_view(word) == "--redact"; });
+  Output& out = redact ? static_cast<Output&>(redacting_out) : process_out;
   auto options = parse_options(argc, argv);
   if (!options) {
     out.err("faultline: " + options.status().message() + "\n\n" + usage());

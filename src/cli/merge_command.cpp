@@ -30,6 +30,7 @@ int run_merge(const Options& options, Output& out) {
         input_errors = true;
         continue;
       }
+      if (parsed->type == scan::LineType::kJob) out.learn_hosts(parsed->job.hosts);
       if (parsed->type == scan::LineType::kSkipped) summary.add(parsed->skip);
       if (parsed->type == scan::LineType::kJob && !summary.add(parsed->job)) {
         out.err("faultline: " + where + "job '" + parsed->job.job + "' was seen before, counted once\n");

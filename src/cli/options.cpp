@@ -43,6 +43,9 @@ Options:
   --format FORMAT     text (default), json, jsonl, markdown, html, sarif (diagnose); text, json (preflight)
   --color WHEN        auto (default), always, never
   -q, --quiet         print the diagnosis and its evidence only
+  --redact            mask hostnames (host-1, host-2...), IP and MAC addresses, user names in
+                      /home and /Users paths, e-mail addresses, tokens and secrets in
+                      everything printed (stdout and stderr, every format)
   --verify            diagnose: run the diagnosis' verify command when it is a faultline
                       preflight or repro command, and report its output and result; the
                       exit code stays the diagnosis' own (0, 1, 2)
@@ -117,6 +120,7 @@ Result<Options> parse_options(int argc, const char* const* argv) {
       ("format", po::value<std::string>(&format))
       ("color", po::value<std::string>(&color))
       ("quiet,q", po::bool_switch(&options.quiet))
+      ("redact", po::bool_switch(&options.redact))
       ("read-every-line", po::bool_switch(&options.read_every_line))
       ("config", po::value<std::string>(&options.config))
       ("tp", po::value<int64_t>(&options.tp))

@@ -24,6 +24,7 @@ struct Options {
   Format format = Format::kText;
   Color color = Color::kAuto;
   bool quiet = false;
+  bool redact = false;              // mask hosts, addresses, user names, secrets in all output
   bool read_every_line = false;     // no sparse read of large logs (JobRunner::set_dense_head_bytes)
   std::string config;               // preflight: the model's config.json
   int64_t tp = 1;                   // preflight: tensor-parallel size

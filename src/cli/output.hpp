@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace faultline::cli {
 
@@ -15,6 +16,9 @@ class Output {
   virtual bool out_is_terminal() const { return false; }
   virtual bool in_is_terminal() const { return false; }
   virtual bool err_is_terminal() const { return false; }
+  // Hosts the job's analysis knows, told before its report is written: a redacting output
+  // (redacting_output.hpp) masks them; others ignore them.
+  virtual void learn_hosts(const std::vector<std::string>& /*hosts*/) {}
 };
 
 class StringOutput final : public Output {

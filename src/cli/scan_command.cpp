@@ -160,6 +160,7 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
       std::string line = analyse_job(job, engine);
       auto parsed = scan::parse_line(line);
       std::lock_guard lock(output_mutex);
+      if (parsed) out.learn_hosts(parsed->job.hosts);
       out.out(line);
       if (parsed) summary.add(parsed->job);
       else out.err("faultline: " + job.name + ": internal error, unreadable scan line: " + parsed.status().message() + "\n");
