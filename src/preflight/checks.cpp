@@ -110,14 +110,20 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
                                  "; the smallest sets the pace and the memory limit of every TP group",
                              "tp.heterogeneous_gpus"});
   }
-  int64_t limit = plan.gpus ? *plan.gpus : (shape.heads ? *shape.heads : 64);
+  // What the model accepts, whatever the GPUs: the layouts below say what fits them.
+  int64_t limit = shape.heads ? *shape.heads : (plan.gpus ? *plan.gpus : 64);
   for (int64_t candidate = 1; candidate <= std::min<int64_t>(limit, 1024); ++candidate) {
     if (tp_fits(shape, candidate) && (!shape.heads || *shape.heads % candidate == 0)) result.valid_tp.push_back(candidate);
   }
   if (plan.gpus) {
-    for (const auto& layout : tp::layouts(*plan.gpus)) {
-      if (tp_fits(shape, layout.tp) && (!shape.layers || *shape.layers % layout.pp == 0)) {
-        result.layouts.push_back(layout.to_string());
+    // Every TP×PP model that fits, then how many replicas of it (data parallel) fill the GPUs:
+    // the splits that use all of them as one model first.
+    for (int64_t replicas : tp::divisors(*plan.gpus)) {
+      for (const auto& layout : tp::layouts(*plan.gpus / replicas)) {
+        if (tp_fits(shape, layout.tp) && (!shape.layers || *shape.layers % layout.pp == 0)) {
+          result.layouts.push_back(layout.to_string() +
+                                   (replicas > 1 ? " (" + std::to_string(replicas) + " replicas)" : ""));
+        }
       }
     }
   }

@@ -169,6 +169,11 @@ TEST_CASE("preflight rejects a TP size the model cannot take and names the cause
   CHECK(bad.out.find("FAIL heads      32 attention heads over TP 6: not divisible") != std::string::npos);
   CHECK(bad.out.find("[tp.heads_not_divisible]") != std::string::npos);
   CHECK(bad.out.find("TP sizes this model accepts: 1, 2, 4, 8") != std::string::npos);
+  // On 6 GPUs: the one model over all of them (30 layers take PP 3), then replicas of smaller ones.
+  RunResult six = run_faultline({"preflight", "--config", config, "--tp", "6", "--gpus", "6", "--color", "never"});
+  CHECK(six.out.find("layouts of 6 GPUs that fit: TP=1\xc3\x97PP=6, TP=2\xc3\x97PP=3, TP=1\xc3\x97PP=3 (2 replicas), "
+                     "TP=1\xc3\x97PP=2 (3 replicas), TP=2\xc3\x97PP=1 (3 replicas), TP=1\xc3\x97PP=1 (6 replicas)") !=
+        std::string::npos);
   RunResult layers = run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "4", "--gpus", "16"});
   CHECK(layers.exit_code == 1);
   CHECK(layers.out.find("[pp.layers_not_divisible]") != std::string::npos);
