@@ -144,6 +144,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       std::string_view block = reader.buffered();
       stages.skipped.clear();  // their views die with the old block
       next_hit = 0;
+      assembler_idle = stages.assembler.idle();  // lines read without the screen may have opened an event
       past_head = reader.bytes() > dense_head_bytes_;
       // Past the head, the screen is built if need be; before it, used only when already built
       // (a scan builds it first), to name each line's candidate rules without RE2.
