@@ -79,4 +79,13 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
+uint64_t fnv1a(std::string_view text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
 }  // namespace faultline

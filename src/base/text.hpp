@@ -36,6 +36,9 @@ std::string format_ranges(const std::vector<int>& sorted_values);
 
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
+// 64-bit FNV-1a: the same on every machine, compiler and run (shards, fingerprints, dedupe).
+uint64_t fnv1a(std::string_view text);
+
 // A small file whole (a config, a rule pack); the error names the path and says why.
 struct FileText {
   bool ok = false;

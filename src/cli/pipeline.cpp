@@ -5,8 +5,10 @@
 #include <unordered_set>
 
 #include "assemble/assembler.hpp"
-#include "ingest/record_reader.hpp"
+#include "base/text.hpp"
 #include "ingest/path_hints.hpp"
+#include "ingest/record_reader.hpp"
+#include "parse/ansi.hpp"
 #include "parse/line_parser.hpp"
 
 namespace faultline::cli {
@@ -16,19 +18,8 @@ namespace {
 // Lines read before each line that matters, which give it its rank's latest time and the
 // head of a record it may continue.
 constexpr size_t kLookbackLines = 8;
-// Lines that only teach PidRanks, remembered so that a log repeating them is not re-read.
-constexpr size_t kMaxLearnedLines = 4096;
-
-bool has_escape_sequences(std::string_view block) {
-  return block.find('\x1b') != std::string_view::npos || block.find("^[[") != std::string_view::npos ||
-         block.find("ESC[") != std::string_view::npos || block.find("#033[") != std::string_view::npos;
-}
-
-uint64_t hash_bytes(std::string_view text) {  // FNV-1a
-  uint64_t hash = 14695981039346656037ull;
-  for (char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return hash;
-}
+// Stretches of lines that taught PidRanks, remembered so that a log repeating them is not re-read.
+constexpr size_t kMaxLessons = 4096;
 
 // The lines to read before the line of hits[first]: kLookbackLines when a hit in that line may
 // open an event, none when they only teach PidRanks.
@@ -56,9 +47,9 @@ bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_vie
   std::string_view after = block.substr(hit.end, end - hit.end);
   if (size_t newline = before.rfind('\n'); newline != std::string_view::npos) before.remove_prefix(newline + 1);
   if (size_t newline = after.find('\n'); newline != std::string_view::npos) after = after.substr(0, newline);
-  uint64_t hash = hash_bytes(std::string_view(before.data(), before.size() + after.size()));
+  uint64_t hash = fnv1a(std::string_view(before.data(), before.size() + after.size()));
   if (lessons.contains(hash)) return true;
-  if (lessons.size() < kMaxLearnedLines) lessons.insert(hash);
+  if (lessons.size() < kMaxLessons) lessons.insert(hash);
   return false;
 }
 
@@ -73,7 +64,6 @@ struct JobRunner::Stages {
   std::unique_ptr<rules::LiteralScreen::Scratch> scratch;
   std::vector<rules::LiteralScreen::Hit> hits;
   std::vector<ingest::Record> skipped;
-  std::unordered_set<uint64_t> learned_lines;
   std::unordered_set<uint64_t> learned_lessons;
 };
 
@@ -151,7 +141,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       bool screens = dense_head_bytes_ != UINT64_MAX;  // else: every line through RE2, as a check
       if (!sparse && screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen();
       block_screened = false;
-      if (sparse && !has_escape_sequences(block)) {
+      if (sparse && !parse::may_hold_ansi(block)) {
         if (!stages.scratch) stages.scratch = sparse->screen.make_scratch();
         block_screened = sparse->screen.scan(block, *stages.scratch, stages.hits);
         std::sort(stages.hits.begin(), stages.hits.end(),
@@ -175,22 +165,17 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     const auto& hits = stages.hits;
     while (next_hit < hits.size() && hits[next_hit].end <= start) ++next_hit;
     size_t first_hit = next_hit;
-    bool opens = false;
-    bool teaches = false;
-    for (size_t i = first_hit; i < hits.size() && hits[i].end <= stop; ++i) {
-      Role role = sparse->roles[hits[i].literal];
-      opens = opens || role != Role::kPidRankSource;
-      teaches = teaches || role == Role::kPidRankSource;
-    }
+    bool opens = false;    // a hit that may let a rule match or open an event
+    bool teaches = false;  // a hit on a line PidRanks learns from
     size_t last_hit = first_hit;
-    while (last_hit < hits.size() && hits[last_hit].end <= stop) ++last_hit;
-    auto screen = rules::Engine::screen_for_hits(*sparse, hits.data() + first_hit, hits.data() + last_hit);
-    bool must_read = !past_head || opens || !assembler_idle || stages.parser.busy();
-    if (!must_read && teaches) {
-      // A line PidRanks learns from: read once, not again when the log repeats it.
-      must_read = stages.learned_lines.size() < kMaxLearnedLines &&
-                  stages.learned_lines.insert(hash_bytes(record.text)).second;
+    for (; last_hit < hits.size() && hits[last_hit].end <= stop; ++last_hit) {
+      bool lesson = sparse->roles[hits[last_hit].literal] == Role::kPidRankSource;
+      opens = opens || !lesson;
+      teaches = teaches || lesson;
     }
+    auto screen = rules::Engine::screen_for_hits(*sparse, hits.data() + first_hit, hits.data() + last_hit);
+    // A line PidRanks learns from is read: the skip below stops only at lessons not seen before.
+    bool must_read = !past_head || opens || teaches || !assembler_idle || stages.parser.busy();
     if (!must_read) {
       if (stages.skipped.size() == kLookbackLines) stages.skipped.erase(stages.skipped.begin());
       stages.skipped.push_back(record);

@@ -34,16 +34,7 @@ std::string mask_volatile(std::string_view message) {
 }
 
 std::string fingerprint(std::string_view cause, std::string_view message) {
-  uint64_t hash = 14695981039346656037ull;  // FNV-1a, 64-bit
-  auto mix = [&hash](std::string_view text) {
-    for (char c : text) {
-      hash ^= static_cast<unsigned char>(c);
-      hash *= 1099511628211ull;
-    }
-  };
-  mix(cause);
-  mix("\n");
-  mix(mask_volatile(message));
+  uint64_t hash = fnv1a(std::string(cause) + "\n" + mask_volatile(message));
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
   return buffer;

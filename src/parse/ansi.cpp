@@ -50,6 +50,11 @@ std::pair<size_t, size_t> next_sequence(std::string_view text, size_t from) {
 
 }  // namespace
 
+bool may_hold_ansi(std::string_view block) {
+  return block.find('\x1b') != std::string_view::npos || block.find("^[[") != std::string_view::npos ||
+         block.find("ESC[") != std::string_view::npos || block.find("#033[") != std::string_view::npos;
+}
+
 bool has_ansi(std::string_view text) {
   // One pass over the bytes: most lines have a few '[' (prefixes) and no escape at all.
   for (size_t i = 0; i + 1 < text.size(); ++i) {

@@ -10,6 +10,9 @@ namespace faultline::parse {
 
 // True when `text` holds anything strip_ansi would remove. Cheap: no allocation.
 bool has_ansi(std::string_view text);
+// A cheap test for a whole block of lines: whether any escape introducer (ESC, "^[[", "ESC[",
+// "#033[") is in it at all. A block without one holds no escape sequence.
+bool may_hold_ansi(std::string_view block);
 // Appends `text` without its escape sequences to `out`.
 void strip_ansi(std::string_view text, std::string& out);
 

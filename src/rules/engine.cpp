@@ -9,6 +9,7 @@
 #include <set>
 
 #include "assemble/assembler.hpp"
+#include "parse/ansi.hpp"
 #include "parse/pid_ranks.hpp"
 
 namespace faultline::rules {
@@ -41,11 +42,6 @@ bool is_anchored(std::string_view pattern) {
     }
   }
   return false;
-}
-
-bool has_escape_sequences(std::string_view block) {
-  return block.find('\x1b') != std::string_view::npos || block.find("^[[") != std::string_view::npos ||
-         block.find("ESC[") != std::string_view::npos || block.find("#033[") != std::string_view::npos;
 }
 
 }  // namespace
@@ -161,7 +157,7 @@ Engine::BlockScreen Engine::screen_block(std::string_view block) const {
     screen.all = false;
     return screen;
   }
-  if (!line_screen_->block_compiled || has_escape_sequences(block)) return screen;
+  if (!line_screen_->block_compiled || parse::may_hold_ansi(block)) return screen;
   std::vector<int> hits;
   RE2::Set::ErrorInfo error{};
   bool matched = line_screen_->block_set.Match(re2::StringPiece(block.data(), block.size()), &hits, &error);

@@ -4,15 +4,6 @@
 
 namespace faultline::scan {
 
-uint64_t fnv1a(std::string_view text) {
-  uint64_t hash = 14695981039346656037ull;
-  for (char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
 bool Shard::holds(std::string_view key) const { return count <= 1 || fnv1a(key) % count == index; }
 
 Result<Shard> parse_shard(std::string_view text) {

@@ -18,7 +18,6 @@ struct Shard {
   bool holds(std::string_view key) const;
 };
 
-uint64_t fnv1a(std::string_view text);
 // "I/N" with 0 <= I < N; the error quotes what was given.
 Result<Shard> parse_shard(std::string_view text);
 

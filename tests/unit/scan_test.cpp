@@ -4,11 +4,13 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "scan/scan_record.hpp"
 #include "scan/shard.hpp"
 #include "scan/summary.hpp"
 
 using namespace faultline::scan;
+using faultline::fnv1a;
 
 namespace {
 
