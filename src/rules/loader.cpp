@@ -96,18 +96,12 @@ class PackLoader {
   std::vector<Pattern> patterns(const YAML::Node& node, const char* key) {
     std::vector<Pattern> out;
     for (auto& [text, mark] : string_list(node, key)) {
-      RE2::Options options;
-      options.set_log_errors(false);
-      auto regex = std::make_shared<RE2>(text, options);
-      if (!regex->ok()) {
-        error(mark, std::string("bad regex in '") + key + "': " + regex->error());
+      auto pattern = compile_pattern(std::move(text));
+      if (!pattern) {
+        error(mark, std::string("bad regex in '") + key + "': " + pattern.status().message());
         continue;
       }
-      Pattern pattern{text, regex, {}};
-      for (const auto& [name, index] : regex->NamedCapturingGroups()) pattern.captures.emplace_back(name, index);
-      std::sort(pattern.captures.begin(), pattern.captures.end(),
-                [](const auto& a, const auto& b) { return a.second < b.second; });
-      out.push_back(std::move(pattern));
+      out.push_back(std::move(*pattern));
     }
     return out;
   }
@@ -321,6 +315,18 @@ class PackLoader {
 };
 
 }  // namespace
+
+Result<Pattern> compile_pattern(std::string text) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto regex = std::make_shared<RE2>(text, options);
+  if (!regex->ok()) return Status::error(regex->error());
+  Pattern pattern{std::move(text), regex, {}};
+  for (const auto& [name, index] : regex->NamedCapturingGroups()) pattern.captures.emplace_back(name, index);
+  std::sort(pattern.captures.begin(), pattern.captures.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  return pattern;
+}
 
 Result<std::vector<Rule>> load_pack(std::string_view yaml_text, const std::string& origin) {
   return PackLoader(origin).load(yaml_text);

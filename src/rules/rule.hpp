@@ -1,5 +1,6 @@
-// Rule: one failure signature, loaded from a YAML pack (docs/rule-format.md). Immutable after
-// loading and shared by every thread that matches.
+// Rule: one failure signature, loaded from a YAML pack (docs/rule-format.md) or decoded from a
+// compiled one (rules/pack_codec.hpp). Immutable after loading and shared by every thread that
+// matches.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status.hpp"
 #include "rules/expression.hpp"
 #include "rules/template.hpp"
 
@@ -28,6 +30,10 @@ struct Pattern {
   std::shared_ptr<const re2::RE2> regex;
   std::vector<std::pair<std::string, int>> captures;  // fact name, group index
 };
+
+// Compiles `text` with the options of every rule pattern, whether it comes from YAML or from a
+// compiled pack, with its named groups as captures in group order. The error is RE2's own.
+Result<Pattern> compile_pattern(std::string text);
 
 struct MatchExample {
   std::string text;

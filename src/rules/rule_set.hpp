@@ -19,7 +19,8 @@ Result<std::vector<Rule>> load_pack_file(const std::string& path);
 
 class RuleSet {
  public:
-  // The shipped packs. A shipped pack that fails to load is a build defect; its errors are
+  // The shipped packs, as faultline-packc compiled them from rules/*.yaml when faultline was
+  // built: no YAML is parsed. A pack that fails to decode is a build defect; its errors are
   // kept like any other.
   static RuleSet shipped();
 
