@@ -20,6 +20,7 @@ bool LineReader::fill() {
     std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
+    ++refills_;  // the buffered bytes moved, even if nothing more is read
   }
   size_t room = capacity_ - end_;
   auto n = source_.read(std::span<char>(buffer_.get() + end_, std::min(room, block_bytes_)));

@@ -8,6 +8,7 @@
 
 #include "cli/pipeline.hpp"
 #include "ingest/inputs.hpp"
+#include "ingest/line_reader.hpp"
 #include "pipeline_helpers.hpp"
 #include "rules/rule_set.hpp"
 
@@ -136,4 +137,35 @@ TEST_CASE("a sparse read parses few lines and still dates an untimed traceback b
   CHECK(reads.full.find("at 2026-11-29T10:08:19") != std::string::npos);  // rank 5's last step
   CHECK(reads.lines > 8000);
   CHECK(reads.parsed_sparsely < reads.lines / 20);
+}
+
+TEST_CASE("a sparse read of a large log whose last line has no newline reads that line") {
+  if (!engine().sparse_screen()) {
+    MESSAGE("built without Hyperscan: no sparse read to check");
+    return;
+  }
+  // Several reader blocks of steps with NCCL lines among them, and the error as the last line with
+  // no newline after it: the reader moves it to the front of its buffer to look for the rest, and
+  // the screen of the old buffer must not be applied to the moved bytes.
+  std::string log;
+  for (int step = 0; step < 12000; ++step) {
+    int rank = step % 8;
+    log += "[rank" + std::to_string(rank) + "]: iteration " + std::to_string(step) + " | lm loss: 2.31\n";
+    if (step % 50 == 0) {
+      log += "node1:" + std::to_string(9000 + rank) + ":9100 [" + std::to_string(rank) + "] NCCL INFO comm 0x55d5ca1f" +
+             std::to_string(rank) + "f30 rank " + std::to_string(rank) + " nranks 8 cudaDev " + std::to_string(rank) +
+             " - Init COMPLETE\n";
+    }
+  }
+  log += "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered";
+  REQUIRE(log.size() > 3 * faultline::ingest::LineReader::kBlockBytes);
+  fs::path file = fs::temp_directory_path() / "faultline-sparse-read-last-line.log";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << log;
+  }
+  Reads reads = read_both_ways({file.string()});
+  fs::remove(file);
+  CHECK(reads.sparse == reads.full);
+  CHECK(reads.full.find("rank 3") != std::string::npos);
 }
