@@ -21,7 +21,7 @@ namespace faultline::ingest {
 
 class LineReader final : public RecordReader {
  public:
-  static constexpr size_t kBlockBytes = size_t{1} << 20;
+  static constexpr size_t kBlockBytes = size_t{1} << 17;
   static constexpr size_t kMaxLineBytes = size_t{256} << 10;
 
   LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes = kBlockBytes);
