@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <unordered_set>
 
 #include "assemble/assembler.hpp"
-#include "base/text.hpp"
 #include "ingest/path_hints.hpp"
 #include "ingest/record_reader.hpp"
 #include "parse/ansi.hpp"
@@ -47,7 +47,8 @@ bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_vie
   std::string_view after = block.substr(hit.end, end - hit.end);
   if (size_t newline = before.rfind('\n'); newline != std::string_view::npos) before.remove_prefix(newline + 1);
   if (size_t newline = after.find('\n'); newline != std::string_view::npos) after = after.substr(0, newline);
-  uint64_t hash = fnv1a(std::string_view(before.data(), before.size() + after.size()));
+  // std::hash reads 8 bytes at a step, FNV-1a one: this runs at every NCCL line of a log.
+  uint64_t hash = std::hash<std::string_view>{}(std::string_view(before.data(), before.size() + after.size()));
   if (lessons.contains(hash)) return true;
   if (lessons.size() < kMaxLessons) lessons.insert(hash);
   return false;
@@ -139,11 +140,16 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       // Past the head, the screen is built if need be; before it, used only when already built
       // (a scan builds it first), to name each line's candidate rules without RE2.
       bool screens = dense_head_bytes_ != UINT64_MAX;  // else: every line through RE2, as a check
-      if (!sparse && screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen();
+      // The first block past a head is the screen's sample of what logs like this one hold.
+      if (!sparse && screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen(block);
       block_screened = false;
-      if (sparse && !parse::may_hold_ansi(block)) {
+      if (sparse) {
         if (!stages.scratch) stages.scratch = sparse->screen.make_scratch();
         block_screened = sparse->screen.scan(block, *stages.scratch, stages.hits);
+        // An escape sequence may sit inside a rule's words: such a block is screened line by line.
+        block_screened = block_screened && std::none_of(stages.hits.begin(), stages.hits.end(), [&](const auto& hit) {
+                           return sparse->roles[hit.literal] == Role::kEscape;
+                         });
         std::sort(stages.hits.begin(), stages.hits.end(),
                   [](const auto& a, const auto& b) { return a.end < b.end; });
       }
@@ -197,7 +203,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
   // A job this large will read more: build the screen now, so that the next sources' lines
   // take their rules from it rather than from RE2, even within their heads.
   bytes_read_ += reader.bytes();
-  if (bytes_read_ > 4 * dense_head_bytes_ && dense_head_bytes_ != UINT64_MAX) engine_.sparse_screen();
+  if (bytes_read_ > 4 * dense_head_bytes_ && dense_head_bytes_ != UINT64_MAX) engine_.sparse_screen(reader.buffered());
   info.format = reader.format() == "text" ? source.format() : reader.format();
   info.bytes = reader.bytes();
   info.lines = reader.lines();

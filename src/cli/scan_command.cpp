@@ -139,9 +139,8 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
   std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) { return !shard->holds(skip.key); });
 
   rules::Engine engine(rules);
-  // The literal screen gives each line its candidate rules without RE2; it is built beside the
-  // first jobs, which read with RE2 until it is ready (the reports are the same either way).
-  std::thread screen_builder([&engine] { engine.sparse_screen(); });
+  // The literal screen is built by the first job that reads past its head, from a sample of it
+  // (rules::Engine::sparse_screen); jobs read with RE2 until then (the reports are the same).
   scan::Summary summary;
   std::mutex output_mutex;  // guards `out` and `summary`
   for (const auto& skip : plan.skipped) {
@@ -193,7 +192,6 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
   for (size_t i = 1; i < threads; ++i) workers.emplace_back(work);
   work();
   for (auto& worker : workers) worker.join();
-  screen_builder.join();
 
   if (show_progress) {
     {

@@ -1,5 +1,6 @@
 #include "parse/ansi.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "base/text.hpp"
@@ -51,8 +52,8 @@ std::pair<size_t, size_t> next_sequence(std::string_view text, size_t from) {
 }  // namespace
 
 bool may_hold_ansi(std::string_view block) {
-  return block.find('\x1b') != std::string_view::npos || block.find("^[[") != std::string_view::npos ||
-         block.find("ESC[") != std::string_view::npos || block.find("#033[") != std::string_view::npos;
+  return std::any_of(kEscapeIntroducers.begin(), kEscapeIntroducers.end(),
+                     [&](std::string_view introducer) { return block.find(introducer) != std::string_view::npos; });
 }
 
 bool has_ansi(std::string_view text) {

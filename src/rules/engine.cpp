@@ -293,8 +293,8 @@ std::optional<std::vector<std::string>> literal_cover(const std::string& pattern
 
 }  // namespace
 
-const Engine::SparseScreen* Engine::sparse_screen() const {
-  std::call_once(sparse_once_, [this] {
+const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const {
+  std::call_once(sparse_once_, [this, sample] {
     std::vector<LiteralScreen::Literal> literals;
     std::vector<SparseScreen::Role> roles;
     std::vector<std::vector<const Rule*>> rules_of;
@@ -324,7 +324,12 @@ const Engine::SparseScreen* Engine::sparse_screen() const {
       roles.push_back(SparseScreen::Role::kPidRankSource);
       rules_of.emplace_back();
     }
-    auto sparse = std::make_unique<SparseScreen>(literals);
+    for (std::string_view introducer : parse::kEscapeIntroducers) {
+      literals.push_back({std::string(introducer), false});
+      roles.push_back(SparseScreen::Role::kEscape);
+      rules_of.emplace_back();
+    }
+    auto sparse = std::make_unique<SparseScreen>(literals, sample);
     if (!sparse->screen.available()) return;
     sparse->roles = std::move(roles);
     sparse->rules = std::move(rules_of);

@@ -50,16 +50,19 @@ class Engine {
   // its lines may matter, and only those (with a few lines before them) are parsed. The
   // literals: for every rule pattern, a set of words one of which each of its matches holds
   // (re2::FilteredRE2 atoms, matched without case); the assembler's event openers; the lines
-  // PidRanks learns from. Built on first use, then shared; null when the build has no
-  // Hyperscan or a pattern has no such words (then every line is read).
+  // PidRanks learns from; and the escape introducers (a block holding one is read in full).
+  // Built on first use, then shared; null when the build has no Hyperscan or a pattern has no
+  // such words (then every line is read). The first caller's `sample`, text like the text to
+  // come, lets the screen look for fewer strings (LiteralScreen); it changes only the speed.
   struct SparseScreen {
-    enum class Role : uint8_t { kRule, kEventOpener, kPidRankSource };
+    enum class Role : uint8_t { kRule, kEventOpener, kPidRankSource, kEscape };
     LiteralScreen screen;
     std::vector<Role> roles;                       // by literal
     std::vector<std::vector<const Rule*>> rules;   // by literal: the line rules it may let match
-    explicit SparseScreen(const std::vector<LiteralScreen::Literal>& literals) : screen(literals) {}
+    SparseScreen(const std::vector<LiteralScreen::Literal>& literals, std::string_view sample)
+        : screen(literals, sample) {}
   };
-  const SparseScreen* sparse_screen() const;
+  const SparseScreen* sparse_screen(std::string_view sample = {}) const;
   // Whether sparse_screen() was asked for already: then it costs nothing.
   bool sparse_screen_built() const { return sparse_asked_.load(std::memory_order_acquire); }
   // The screen a line gets from the literal hits inside it: the line rules they may let match.

@@ -2,6 +2,14 @@
 // large logs (see Engine::sparse_screen). Built on Hyperscan where the build found it
 // (libhyperscan-dev); without it, available() is false and callers read every line.
 //
+// Hyperscan's literal matcher slows down as the literals grow in number (about 300 caseless
+// ones for the shipped rules). Given a sample of the text to come, the screen looks instead for
+// fewer, shorter strings, its anchors: each literal is given one of its own substrings, chosen
+// so that few anchors cover every literal and the anchors are rare in the sample. A hit on an
+// anchor is confirmed by comparing each literal it stands for with the bytes around it, so
+// scan() reports exactly the hits that a search for the literals themselves would: the sample
+// changes the speed, never the result.
+//
 // Compile once, scan many: the screen is immutable and shared by threads; each thread scans
 // with its own Scratch.
 #pragma once
@@ -18,7 +26,7 @@ class LiteralScreen {
  public:
   struct Literal {
     std::string text;
-    bool caseless = false;
+    bool caseless = false;  // ASCII letters only, as Hyperscan folds them
   };
   struct Hit {
     uint32_t end;      // offset just past the literal's last byte in the block
@@ -37,7 +45,8 @@ class LiteralScreen {
     void* scratch_ = nullptr;
   };
 
-  explicit LiteralScreen(const std::vector<Literal>& literals);
+  // Without a sample, every literal is its own anchor.
+  explicit LiteralScreen(const std::vector<Literal>& literals, std::string_view sample = {});
   ~LiteralScreen();
   LiteralScreen(const LiteralScreen&) = delete;
   LiteralScreen& operator=(const LiteralScreen&) = delete;
@@ -45,13 +54,32 @@ class LiteralScreen {
   // False without Hyperscan, or when the literals did not compile (error() says why).
   bool available() const { return database_ != nullptr; }
   const std::string& error() const { return error_; }
+  // How many strings the screen looks for.
+  size_t anchor_count() const { return anchors_.size(); }
 
   std::unique_ptr<Scratch> make_scratch() const;
-  // Every occurrence of every literal in `block` (under 4 GiB), in order of end offset.
+  // Every occurrence of every literal in `block` (under 4 GiB), in no particular order.
   // False when the scan failed: the caller must then treat every line as a candidate.
   bool scan(std::string_view block, Scratch& scratch, std::vector<Hit>& hits) const;
 
+  // A literal that an anchor stands for, `offset` bytes into it.
+  struct Member {
+    uint32_t literal;
+    uint32_t offset;
+  };
+  struct Anchor {
+    std::string text;
+    bool caseless = false;
+    std::vector<Member> members;
+  };
+  // The anchors chosen for `literals` given `sample` (greedy weighted set cover: each step takes
+  // the substring of 5 to 8 bytes with the fewest occurrences in the sample, plus a fixed cost per
+  // anchor, per literal it newly covers). Exposed for tests and `--explain`-style reports.
+  static std::vector<Anchor> choose_anchors(const std::vector<Literal>& literals, std::string_view sample);
+
  private:
+  std::vector<Anchor> anchors_;
+  std::vector<Literal> literals_;
   void* database_ = nullptr;
   std::string error_;
 };
