@@ -118,37 +118,44 @@ size_t line_index_at(const std::string& text, size_t offset) {
 
 }  // namespace
 
-Engine::Engine(const RuleSet& rules) : line_screen_(std::make_unique<LineScreen>()) {
+Engine::Engine(const RuleSet& rules) {
   for (const Rule* rule : rules.rules()) {
     all_rules_.push_back(rule);
     switch (rule->scope) {
       case Scope::kMessage: message_rules_.push_back(rule); break;
       case Scope::kEvent: event_rules_.push_back(rule); break;
-      case Scope::kLine: add_line_rule(rule); break;
+      case Scope::kLine: line_rules_.push_back(rule); break;
     }
-  }
-  if (!line_rules_.empty()) {
-    line_screen_->line_compiled = line_screen_->line_set.Compile();
-    line_screen_->block_compiled = !line_screen_->rule_of_block_pattern.empty() && line_screen_->block_set.Compile();
   }
 }
 
-void Engine::add_line_rule(const Rule* rule) {
-  line_rules_.push_back(rule);
-  bool anchored = false;
-  for (const auto& pattern : rule->match) {
-    std::string error;
-    if (line_screen_->line_set.Add(pattern.text, &error) >= 0) line_screen_->rule_of_line_pattern.push_back(rule);
-    anchored = anchored || is_anchored(pattern.text);
-  }
-  if (anchored) {
-    line_screen_->unscreenable.push_back(rule);
-    return;
-  }
-  for (const auto& pattern : rule->match) {
-    std::string error;
-    if (line_screen_->block_set.Add(pattern.text, &error) >= 0) line_screen_->rule_of_block_pattern.push_back(rule);
-  }
+// The RE2 sets are compiled when first needed: a read screened by literals never needs them.
+const Engine::LineScreen& Engine::line_screen() const {
+  std::call_once(line_screen_once_, [this] {
+    line_screen_ = std::make_unique<LineScreen>();
+    LineScreen& screen = *line_screen_;
+    for (const Rule* rule : line_rules_) {
+      bool anchored = false;
+      for (const auto& pattern : rule->match) {
+        std::string error;
+        if (screen.line_set.Add(pattern.text, &error) >= 0) screen.rule_of_line_pattern.push_back(rule);
+        anchored = anchored || is_anchored(pattern.text);
+      }
+      if (anchored) {
+        screen.unscreenable.push_back(rule);
+        continue;
+      }
+      for (const auto& pattern : rule->match) {
+        std::string error;
+        if (screen.block_set.Add(pattern.text, &error) >= 0) screen.rule_of_block_pattern.push_back(rule);
+      }
+    }
+    if (!line_rules_.empty()) {
+      screen.line_compiled = screen.line_set.Compile();
+      screen.block_compiled = !screen.rule_of_block_pattern.empty() && screen.block_set.Compile();
+    }
+  });
+  return *line_screen_;
 }
 
 Engine::BlockScreen Engine::screen_block(std::string_view block) const {
@@ -157,14 +164,15 @@ Engine::BlockScreen Engine::screen_block(std::string_view block) const {
     screen.all = false;
     return screen;
   }
-  if (!line_screen_->block_compiled || parse::may_hold_ansi(block)) return screen;
+  const LineScreen& sets = line_screen();
+  if (!sets.block_compiled || parse::may_hold_ansi(block)) return screen;
   std::vector<int> hits;
   RE2::Set::ErrorInfo error{};
-  bool matched = line_screen_->block_set.Match(re2::StringPiece(block.data(), block.size()), &hits, &error);
+  bool matched = sets.block_set.Match(re2::StringPiece(block.data(), block.size()), &hits, &error);
   if (!matched && error.kind != RE2::Set::kNoError) return screen;  // out of DFA memory: check per line
   screen.all = false;
-  screen.rules = line_screen_->unscreenable;
-  for (int hit : hits) screen.rules.push_back(line_screen_->rule_of_block_pattern[static_cast<size_t>(hit)]);
+  screen.rules = sets.unscreenable;
+  for (int hit : hits) screen.rules.push_back(sets.rule_of_block_pattern[static_cast<size_t>(hit)]);
   std::sort(screen.rules.begin(), screen.rules.end());
   screen.rules.erase(std::unique(screen.rules.begin(), screen.rules.end()), screen.rules.end());
   return screen;
@@ -217,21 +225,26 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockS
   // block: the screen cannot speak for it.
   if (line.text_rebuilt && !screen.all) return match_line(line, sequence, BlockScreen{}, out);
   if (line.text.empty() || (!screen.all && screen.rules.empty())) return;
-  // One RE2::Set pass over the line says which line rules match it at all; only those run
-  // their full pattern for captures. When the block screen named candidates, keep only those.
-  if (!line_screen_->line_compiled) return;
-  thread_local std::vector<int> hits;
   thread_local std::vector<const Rule*> flagged;
-  hits.clear();
   flagged.clear();
-  if (!line_screen_->line_set.Match(re2::StringPiece(line.text.data(), line.text.size()), &hits)) return;
-  for (int hit : hits) {
-    const Rule* rule = line_screen_->rule_of_line_pattern[static_cast<size_t>(hit)];
-    if (!screen.all && !std::binary_search(screen.rules.begin(), screen.rules.end(), rule)) continue;
-    flagged.push_back(rule);
+  if (!screen.all && screen.for_one_line) {
+    flagged = screen.rules;  // this line's own candidates, few: each runs its pattern
+  } else {
+    // One RE2::Set pass over the line says which line rules match it at all; only those run
+    // their full pattern for captures. When the block screen named candidates, keep only those.
+    const LineScreen& sets = line_screen();
+    if (!sets.line_compiled) return;
+    thread_local std::vector<int> hits;
+    hits.clear();
+    if (!sets.line_set.Match(re2::StringPiece(line.text.data(), line.text.size()), &hits)) return;
+    for (int hit : hits) {
+      const Rule* rule = sets.rule_of_line_pattern[static_cast<size_t>(hit)];
+      if (!screen.all && !std::binary_search(screen.rules.begin(), screen.rules.end(), rule)) continue;
+      flagged.push_back(rule);
+    }
+    std::sort(flagged.begin(), flagged.end());
+    flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
   }
-  std::sort(flagged.begin(), flagged.end());
-  flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
   for (const Rule* rule : flagged) {
     auto match = match_rule(*rule, line.text);
     if (!match) continue;
@@ -347,6 +360,7 @@ Engine::BlockScreen Engine::screen_for_hits(const SparseScreen& sparse, const Li
                                             const LiteralScreen::Hit* end) {
   BlockScreen screen;
   screen.all = false;
+  screen.for_one_line = true;
   for (const auto* hit = begin; hit != end; ++hit) {
     const auto& rules = sparse.rules[hit->literal];
     screen.rules.insert(screen.rules.end(), rules.begin(), rules.end());

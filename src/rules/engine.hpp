@@ -37,7 +37,8 @@ class Engine {
   // Which line rules may match a line of `block`. Cheap to copy.
   struct BlockScreen {
     bool all = true;                  // no screening: check every line rule
-    std::vector<const Rule*> rules;   // when !all: the only candidates
+    std::vector<const Rule*> rules;   // when !all: the only candidates, sorted
+    bool for_one_line = false;        // the candidates of one line's literals, not of a block's
   };
   BlockScreen screen_block(std::string_view block) const;
 
@@ -74,13 +75,14 @@ class Engine {
 
  private:
   struct LineScreen;
-  void add_line_rule(const Rule* rule);
+  const LineScreen& line_screen() const;
 
   std::vector<const Rule*> message_rules_;
   std::vector<const Rule*> event_rules_;
   std::vector<const Rule*> line_rules_;
   std::vector<const Rule*> all_rules_;
-  std::unique_ptr<LineScreen> line_screen_;
+  mutable std::once_flag line_screen_once_;
+  mutable std::unique_ptr<LineScreen> line_screen_;
   mutable std::once_flag sparse_once_;
   mutable std::unique_ptr<SparseScreen> sparse_;
   mutable std::atomic<bool> sparse_asked_{false};
