@@ -63,6 +63,7 @@ struct JobRunner::Stages {
   assemble::Assembler assembler;
   // The sparse read: the scan of the current block and the lines skipped since the last one read.
   std::unique_ptr<rules::LiteralScreen::Scratch> scratch;
+  const rules::LiteralScreen* scratch_screen = nullptr;  // the screen `scratch` was made for
   std::vector<rules::LiteralScreen::Hit> hits;
   std::vector<ingest::Record> skipped;
   std::unordered_set<uint64_t> learned_lessons;
@@ -140,12 +141,18 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       // Past the head, the screen is built if need be; before it, used only when already built
       // (a scan builds it first), to name each line's candidate rules without RE2.
       bool screens = dense_head_bytes_ != UINT64_MAX;  // else: every line through RE2, as a check
-      // The first block past a head is the screen's sample of what logs like this one hold.
-      if (!sparse && screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen(block);
+      // The first block past a head is the screen's sample of what logs like this one hold. In a
+      // head, a screen at hand (built, or prebuilt with the binary) names each line's candidates.
+      sparse = nullptr;
+      if (screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen(block);
+      if (screens && !sparse && !past_head) sparse = engine_.prebuilt_screen();
       block_screened = false;
       if (sparse) {
-        if (!stages.scratch) stages.scratch = sparse->screen.make_scratch();
-        block_screened = sparse->screen.scan(block, *stages.scratch, stages.hits);
+        if (stages.scratch_screen != sparse->screen.get()) {
+          stages.scratch = sparse->screen->make_scratch();
+          stages.scratch_screen = sparse->screen.get();
+        }
+        block_screened = sparse->screen->scan(block, *stages.scratch, stages.hits);
         // An escape sequence may sit inside a rule's words: such a block is screened line by line.
         block_screened = block_screened && std::none_of(stages.hits.begin(), stages.hits.end(), [&](const auto& hit) {
                            return sparse->roles[hit.literal] == Role::kEscape;

@@ -1,16 +1,11 @@
 #include "rules/engine.hpp"
 
-#include <re2/filtered_re2.h>
 #include <re2/re2.h>
 #include <re2/set.h>
 
 #include <algorithm>
-#include <map>
-#include <set>
 
-#include "assemble/assembler.hpp"
 #include "parse/ansi.hpp"
-#include "parse/pid_ranks.hpp"
 
 namespace faultline::rules {
 
@@ -118,7 +113,7 @@ size_t line_index_at(const std::string& text, size_t offset) {
 
 }  // namespace
 
-Engine::Engine(const RuleSet& rules) {
+Engine::Engine(const RuleSet& rules, std::string_view prebuilt_screen) : prebuilt_bytes_(prebuilt_screen) {
   for (const Rule* rule : rules.rules()) {
     all_rules_.push_back(rule);
     switch (rule->scope) {
@@ -258,99 +253,27 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockS
   }
 }
 
-namespace {
-
-// Words (lower case), one of which every match of `pattern` holds; nullopt when there are none
-// (a pattern such as `\d+ \w+`). FilteredRE2 gives a pattern's atoms and says, for any set of
-// atoms present, whether the pattern may match; the cover is grown from the longest atoms until
-// the pattern cannot match without one of them, then trimmed of atoms it does not need.
-std::optional<std::vector<std::string>> literal_cover(const std::string& pattern) {
-  constexpr int kMinAtomLength = 3;
-  re2::FilteredRE2 filter(kMinAtomLength);
-  RE2::Options options;
-  options.set_log_errors(false);
-  int id = 0;
-  if (filter.Add(pattern, options, &id) != RE2::NoError) return std::nullopt;
-  std::vector<std::string> atoms;
-  filter.Compile(&atoms);
-  std::vector<int> potentials;
-  auto matches_without = [&](const std::set<size_t>& removed) {
-    std::vector<int> present;
-    for (size_t i = 0; i < atoms.size(); ++i) {
-      if (!removed.contains(i)) present.push_back(static_cast<int>(i));
-    }
-    potentials.clear();
-    filter.AllPotentials(present, &potentials);
-    return !potentials.empty();
-  };
-  std::set<size_t> all;
-  for (size_t i = 0; i < atoms.size(); ++i) all.insert(i);
-  if (matches_without(all)) return std::nullopt;  // matches with no atom at all
-  std::vector<size_t> order(atoms.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return atoms[a].size() > atoms[b].size(); });
-  std::set<size_t> chosen;
-  for (size_t atom : order) {
-    chosen.insert(atom);
-    if (!matches_without(chosen)) break;
-  }
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {  // shortest first: drop what is not needed
-    if (!chosen.contains(*it)) continue;
-    chosen.erase(*it);
-    if (matches_without(chosen)) chosen.insert(*it);
-  }
-  std::vector<std::string> cover;
-  for (size_t atom : chosen) cover.push_back(atoms[atom]);
-  return cover;
+const Engine::SparseScreen* Engine::prebuilt_screen() const {
+  std::call_once(prebuilt_once_, [this] {
+    if (prebuilt_bytes_.empty()) return;
+    auto prebuilt = load_prebuilt_screen(prebuilt_bytes_, all_rules_);
+    if (!prebuilt) return;
+    prebuilt_plan_ = prebuilt->plan;
+    if (!prebuilt->screen || !prebuilt->screen->available()) return;
+    prebuilt_ = std::make_unique<SparseScreen>(
+        SparseScreen{std::move(prebuilt->screen), std::move(prebuilt->plan.roles), std::move(prebuilt->plan.rules)});
+  });
+  return prebuilt_.get();
 }
-
-}  // namespace
 
 const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const {
   std::call_once(sparse_once_, [this, sample] {
-    std::vector<LiteralScreen::Literal> literals;
-    std::vector<SparseScreen::Role> roles;
-    std::vector<std::vector<const Rule*>> rules_of;
-    std::map<std::string, size_t> atom_index;
-    for (const Rule* rule : all_rules_) {
-      for (const auto& pattern : rule->match) {
-        auto cover = literal_cover(pattern.text);
-        if (!cover) return;  // a pattern no literal screens: read every line
-        for (auto& atom : *cover) {
-          auto [it, added] = atom_index.emplace(atom, literals.size());
-          if (added) {
-            literals.push_back({atom, true});
-            roles.push_back(SparseScreen::Role::kRule);
-            rules_of.emplace_back();
-          }
-          if (rule->scope == Scope::kLine) rules_of[it->second].push_back(rule);
-        }
-      }
-    }
-    for (std::string_view opener : assemble::kEventOpeners) {
-      literals.push_back({std::string(opener), false});
-      roles.push_back(SparseScreen::Role::kEventOpener);
-      rules_of.emplace_back();
-    }
-    for (std::string_view source : parse::kPidRankSources) {
-      literals.push_back({std::string(source), false});
-      roles.push_back(SparseScreen::Role::kPidRankSource);
-      rules_of.emplace_back();
-    }
-    for (std::string_view introducer : parse::kEscapeIntroducers) {
-      literals.push_back({std::string(introducer), false});
-      roles.push_back(SparseScreen::Role::kEscape);
-      rules_of.emplace_back();
-    }
-    auto sparse = std::make_unique<SparseScreen>(literals, sample);
-    if (!sparse->screen.available()) return;
-    sparse->roles = std::move(roles);
-    sparse->rules = std::move(rules_of);
-    for (auto& rules : sparse->rules) {
-      std::sort(rules.begin(), rules.end());
-      rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
-    }
-    sparse_ = std::move(sparse);
+    prebuilt_screen();  // its plan spares planning afresh
+    std::optional<ScreenPlan> plan = prebuilt_plan_ ? prebuilt_plan_ : plan_screen(all_rules_);
+    if (!plan) return;  // a pattern no literal screens: read every line
+    auto screen = std::make_unique<LiteralScreen>(plan->literals, sample);
+    if (!screen->available()) return;
+    sparse_ = std::make_unique<SparseScreen>(SparseScreen{std::move(screen), std::move(plan->roles), std::move(plan->rules)});
   });
   sparse_asked_.store(true, std::memory_order_release);
   return sparse_.get();

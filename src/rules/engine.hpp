@@ -20,6 +20,7 @@
 #include "rules/finding.hpp"
 #include "rules/literal_screen.hpp"
 #include "rules/rule_set.hpp"
+#include "rules/screen_plan.hpp"
 
 namespace re2 {
 class RE2;
@@ -29,7 +30,9 @@ namespace faultline::rules {
 
 class Engine {
  public:
-  explicit Engine(const RuleSet& rules);
+  // `prebuilt_screen`: prebuild_screen()'s bytes (the shipped rules' come with the binary:
+  // shipped_screen()); used only if made from these very rules. Must outlive the engine.
+  explicit Engine(const RuleSet& rules, std::string_view prebuilt_screen = {});
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -49,23 +52,25 @@ class Engine {
 
   // The sparse read of a large log (cli/pipeline.cpp): one literal scan of a block says which of
   // its lines may matter, and only those (with a few lines before them) are parsed. The
-  // literals: for every rule pattern, a set of words one of which each of its matches holds
-  // (re2::FilteredRE2 atoms, matched without case); the assembler's event openers; the lines
-  // PidRanks learns from; and the escape introducers (a block holding one is read in full).
-  // Built on first use, then shared; null when the build has no Hyperscan or a pattern has no
-  // such words (then every line is read). The first caller's `sample`, text like the text to
-  // come, lets the screen look for fewer strings (LiteralScreen); it changes only the speed.
+  // literals (ScreenPlan): for every rule pattern, a set of words one of which each of its
+  // matches holds; the assembler's event openers; the lines PidRanks learns from; and the
+  // escape introducers (a block holding one is read in full). Built on first use, then shared;
+  // null when the build has no Hyperscan or a pattern has no such words (then every line is
+  // read). The first caller's `sample`, text like the text to come, lets the screen look for
+  // fewer strings (LiteralScreen); it changes only the speed.
   struct SparseScreen {
-    enum class Role : uint8_t { kRule, kEventOpener, kPidRankSource, kEscape };
-    LiteralScreen screen;
+    using Role = ScreenPlan::Role;
+    std::unique_ptr<LiteralScreen> screen;
     std::vector<Role> roles;                       // by literal
     std::vector<std::vector<const Rule*>> rules;   // by literal: the line rules it may let match
-    SparseScreen(const std::vector<LiteralScreen::Literal>& literals, std::string_view sample)
-        : screen(literals, sample) {}
   };
   const SparseScreen* sparse_screen(std::string_view sample = {}) const;
   // Whether sparse_screen() was asked for already: then it costs nothing.
   bool sparse_screen_built() const { return sparse_asked_.load(std::memory_order_acquire); }
+  // The same screen looking for each literal itself, when the build made it for these rules
+  // (`prebuilt_screen` given to the constructor): ready at once, so that even a short log's
+  // lines take their candidate rules from literals rather than from the RE2 sets. Else null.
+  const SparseScreen* prebuilt_screen() const;
   // The screen a line gets from the literal hits inside it: the line rules they may let match.
   static BlockScreen screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,
                                      const LiteralScreen::Hit* end);
@@ -83,6 +88,10 @@ class Engine {
   std::vector<const Rule*> all_rules_;
   mutable std::once_flag line_screen_once_;
   mutable std::unique_ptr<LineScreen> line_screen_;
+  std::string_view prebuilt_bytes_;
+  mutable std::once_flag prebuilt_once_;
+  mutable std::optional<ScreenPlan> prebuilt_plan_;
+  mutable std::unique_ptr<SparseScreen> prebuilt_;
   mutable std::once_flag sparse_once_;
   mutable std::unique_ptr<SparseScreen> sparse_;
   mutable std::atomic<bool> sparse_asked_{false};

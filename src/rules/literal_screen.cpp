@@ -1,6 +1,7 @@
 #include "rules/literal_screen.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <queue>
 #include <unordered_map>
@@ -210,6 +211,30 @@ LiteralScreen::LiteralScreen(const std::vector<Literal>& literals, std::string_v
 
 LiteralScreen::~LiteralScreen() { hs_free_database(static_cast<hs_database_t*>(database_)); }
 
+std::string LiteralScreen::serialize() const {
+  char* bytes = nullptr;
+  size_t length = 0;
+  if (!database_ || hs_serialize_database(static_cast<const hs_database_t*>(database_), &bytes, &length) != HS_SUCCESS) {
+    return {};
+  }
+  std::string out(bytes, length);
+  std::free(bytes);  // Hyperscan's default allocator is malloc
+  return out;
+}
+
+std::unique_ptr<LiteralScreen> LiteralScreen::deserialize(const std::vector<Literal>& literals, std::string_view bytes) {
+  std::unique_ptr<LiteralScreen> screen(new LiteralScreen());
+  screen->literals_ = literals;
+  for (uint32_t i = 0; i < literals.size(); ++i) screen->anchors_.push_back({literals[i].text, literals[i].caseless, {{i, 0}}});
+  hs_database_t* database = nullptr;
+  if (hs_deserialize_database(bytes.data(), bytes.size(), &database) != HS_SUCCESS) {
+    screen->error_ = "the prebuilt literal screen does not load here";
+    return screen;
+  }
+  screen->database_ = database;
+  return screen;
+}
+
 std::unique_ptr<LiteralScreen::Scratch> LiteralScreen::make_scratch() const {
   std::unique_ptr<Scratch> scratch(new Scratch());
   if (database_) {
@@ -279,6 +304,13 @@ std::unique_ptr<LiteralScreen::Scratch> LiteralScreen::make_scratch() const {
 bool LiteralScreen::scan(std::string_view, Scratch&, std::vector<Hit>& hits) const {
   hits.clear();
   return false;
+}
+std::string LiteralScreen::serialize() const { return {}; }
+std::unique_ptr<LiteralScreen> LiteralScreen::deserialize(const std::vector<Literal>& literals, std::string_view) {
+  std::unique_ptr<LiteralScreen> screen(new LiteralScreen());
+  screen->literals_ = literals;
+  screen->error_ = "built without Hyperscan";
+  return screen;
 }
 
 #endif

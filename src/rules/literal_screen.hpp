@@ -74,10 +74,18 @@ class LiteralScreen {
   };
   // The anchors chosen for `literals` given `sample` (greedy weighted set cover: each step takes
   // the substring of 5 to 8 bytes with the fewest occurrences in the sample, plus a fixed cost per
-  // anchor, per literal it newly covers). Exposed for tests and `--explain`-style reports.
+  // anchor, per literal it newly covers). Public for tests.
   static std::vector<Anchor> choose_anchors(const std::vector<Literal>& literals, std::string_view sample);
 
+  // A screen made without a sample, as bytes (Hyperscan's serialized database); empty when
+  // unavailable.
+  std::string serialize() const;
+  // The screen of `literals` that serialize() gave as `bytes`. Not available() when they do not
+  // load here (another Hyperscan version, a CPU without the instructions they were built for).
+  static std::unique_ptr<LiteralScreen> deserialize(const std::vector<Literal>& literals, std::string_view bytes);
+
  private:
+  LiteralScreen() = default;
   std::vector<Anchor> anchors_;
   std::vector<Literal> literals_;
   void* database_ = nullptr;
