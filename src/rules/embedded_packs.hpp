@@ -17,4 +17,7 @@ struct EmbeddedPack {
 // point into static storage.
 std::span<const EmbeddedPack> embedded_packs();
 
+// The literal screen of those rules, prebuilt (rules/screen_plan.hpp); empty without Hyperscan.
+std::string_view shipped_screen();
+
 }  // namespace faultline::rules

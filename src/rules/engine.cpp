@@ -113,7 +113,7 @@ size_t line_index_at(const std::string& text, size_t offset) {
 
 }  // namespace
 
-Engine::Engine(const RuleSet& rules, std::string_view prebuilt_screen) : prebuilt_bytes_(prebuilt_screen) {
+Engine::Engine(const RuleSet& rules) : prebuilt_bytes_(rules.prebuilt_screen()) {
   for (const Rule* rule : rules.rules()) {
     all_rules_.push_back(rule);
     switch (rule->scope) {

@@ -30,9 +30,7 @@ namespace faultline::rules {
 
 class Engine {
  public:
-  // `prebuilt_screen`: prebuild_screen()'s bytes (the shipped rules' come with the binary:
-  // shipped_screen()); used only if made from these very rules. Must outlive the engine.
-  explicit Engine(const RuleSet& rules, std::string_view prebuilt_screen = {});
+  explicit Engine(const RuleSet& rules);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -68,8 +66,8 @@ class Engine {
   // Whether sparse_screen() was asked for already: then it costs nothing.
   bool sparse_screen_built() const { return sparse_asked_.load(std::memory_order_acquire); }
   // The same screen looking for each literal itself, when the build made it for these rules
-  // (`prebuilt_screen` given to the constructor): ready at once, so that even a short log's
-  // lines take their candidate rules from literals rather than from the RE2 sets. Else null.
+  // (RuleSet::prebuilt_screen): ready at once, so that even a short log's lines take their
+  // candidate rules from literals rather than from the RE2 sets. Else null.
   const SparseScreen* prebuilt_screen() const;
   // The screen a line gets from the literal hits inside it: the line rules they may let match.
   static BlockScreen screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,

@@ -40,6 +40,7 @@ RuleSet RuleSet::shipped() {
     decoding.push_back(std::async(std::launch::async, decode, std::cref(packs[i])));
   }
   RuleSet set;
+  set.prebuilt_screen_ = shipped_screen();
   for (size_t i = 0; i < packs.size(); ++i) {
     auto rules = i == 0 ? decode(packs[0]) : decoding[i - 1].get();
     if (!rules) {

@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.hpp"
@@ -32,11 +33,15 @@ class RuleSet {
   const std::vector<const Rule*>& rules() const { return order_; }
   const Rule* find(std::string_view id) const;
   const std::vector<std::string>& errors() const { return errors_; }
+  // The shipped rules' prebuilt literal screen (for rules::Engine, which takes it only while the
+  // rules are still those); empty for a set not made by shipped().
+  std::string_view prebuilt_screen() const { return prebuilt_screen_; }
 
  private:
   std::deque<Rule> storage_;  // stable addresses
   std::vector<const Rule*> order_;
   std::vector<std::string> errors_;
+  std::string_view prebuilt_screen_;
 };
 
 }  // namespace faultline::rules

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "rules/engine.hpp"
 #include "rules/rule_set.hpp"
 #include "rules/screen_plan.hpp"
 
@@ -89,4 +90,14 @@ TEST_CASE("a prebuilt screen is refused for other rules and for damaged bytes") 
     other[0] = 'X';
     CHECK_FALSE(load_prebuilt_screen(other, rules));
   }
+}
+
+TEST_CASE("the shipped rules come with their literal screen prebuilt, and the engine takes it") {
+  faultline::rules::Engine engine(shipped());
+  if (!engine.sparse_screen()) {
+    MESSAGE("built without Hyperscan: nothing is prebuilt");
+    return;
+  }
+  REQUIRE(engine.prebuilt_screen() != nullptr);
+  CHECK(engine.prebuilt_screen()->screen->anchor_count() == engine.prebuilt_screen()->roles.size());
 }
