@@ -54,14 +54,14 @@ struct Engine::LineScreen {
 std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text) {
   re2::StringPiece input(text.data(), text.size());
   for (const auto& pattern : rule.match) {
-    const RE2& regex = *pattern.regex;
+    const RE2& regex = pattern.regex();
     thread_local std::vector<re2::StringPiece> groups;
     groups.assign(static_cast<size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
     if (!regex.Match(input, 0, input.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()))) {
       continue;
     }
     bool vetoed = std::any_of(rule.unless.begin(), rule.unless.end(),
-                              [&](const Pattern& veto) { return RE2::PartialMatch(input, *veto.regex); });
+                              [&](const Pattern& veto) { return RE2::PartialMatch(input, veto.regex()); });
     if (vetoed) return std::nullopt;
     RuleMatch match;
     match.offset = static_cast<size_t>(groups[0].data() - input.data());
@@ -181,8 +181,10 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     const auto& line = event.lines[std::min(index, event.lines.size() - 1)];
     return Evidence{line.source, line.number, event.rank, line.display};
   };
+  auto candidates = event.message.empty() ? std::nullopt : event_candidates(event.message);
   for (const Rule* rule : message_rules_) {
     if (event.message.empty()) break;
+    if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
     auto match = match_rule(*rule, event.message);
     if (!match) continue;
     std::string matched(match->text);
@@ -195,7 +197,9 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
   }
   if (event_rules_.empty()) return;
   std::string text = event.full_text();
+  candidates = event_candidates(text);
   for (const Rule* rule : event_rules_) {
+    if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
     auto match = match_rule(*rule, text);
     if (!match) continue;
     size_t index = line_index_at(text, match->offset);
@@ -208,6 +212,28 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     if (!event.message.empty() && event.message_line != index) finding.evidence.push_back(evidence_at(event.message_line));
     out.push_back(std::move(finding));
   }
+}
+
+std::optional<std::vector<const Rule*>> Engine::event_candidates(std::string_view text) const {
+  const SparseScreen* screen = prebuilt_screen();
+  if (!screen && sparse_screen_built()) screen = sparse_screen();
+  if (!screen) return std::nullopt;
+  thread_local std::unique_ptr<LiteralScreen::Scratch> scratch;
+  thread_local uint64_t scratch_screen = 0;  // LiteralScreen::id() of the screen it was made for
+  if (scratch_screen != screen->screen->id()) {
+    scratch = screen->screen->make_scratch();
+    scratch_screen = screen->screen->id();
+  }
+  thread_local std::vector<LiteralScreen::Hit> hits;
+  if (!screen->screen->scan(text, *scratch, hits)) return std::nullopt;
+  std::vector<const Rule*> candidates;
+  for (const auto& hit : hits) {
+    const auto& rules = screen->event_rules[hit.literal];
+    candidates.insert(candidates.end(), rules.begin(), rules.end());
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  return candidates;
 }
 
 void Engine::match_line(const parse::Line& line, uint64_t sequence, std::vector<Finding>& out) const {
@@ -260,8 +286,9 @@ const Engine::SparseScreen* Engine::prebuilt_screen() const {
     if (!prebuilt) return;
     prebuilt_plan_ = prebuilt->plan;
     if (!prebuilt->screen || !prebuilt->screen->available()) return;
-    prebuilt_ = std::make_unique<SparseScreen>(
-        SparseScreen{std::move(prebuilt->screen), std::move(prebuilt->plan.roles), std::move(prebuilt->plan.rules)});
+    prebuilt_ = std::make_unique<SparseScreen>(SparseScreen{std::move(prebuilt->screen), std::move(prebuilt->plan.roles),
+                                                            std::move(prebuilt->plan.rules),
+                                                            std::move(prebuilt->plan.event_rules)});
   });
   return prebuilt_.get();
 }
@@ -273,7 +300,8 @@ const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const
     if (!plan) return;  // a pattern no literal screens: read every line
     auto screen = std::make_unique<LiteralScreen>(plan->literals, sample);
     if (!screen->available()) return;
-    sparse_ = std::make_unique<SparseScreen>(SparseScreen{std::move(screen), std::move(plan->roles), std::move(plan->rules)});
+    sparse_ = std::make_unique<SparseScreen>(
+        SparseScreen{std::move(screen), std::move(plan->roles), std::move(plan->rules), std::move(plan->event_rules)});
   });
   sparse_asked_.store(true, std::memory_order_release);
   return sparse_.get();

@@ -61,6 +61,7 @@ class Engine {
     std::unique_ptr<LiteralScreen> screen;
     std::vector<Role> roles;                       // by literal
     std::vector<std::vector<const Rule*>> rules;   // by literal: the line rules it may let match
+    std::vector<std::vector<const Rule*>> event_rules;  // by literal: the message and event rules
   };
   const SparseScreen* sparse_screen(std::string_view sample = {}) const;
   // Whether sparse_screen() was asked for already: then it costs nothing.
@@ -79,6 +80,9 @@ class Engine {
  private:
   struct LineScreen;
   const LineScreen& line_screen() const;
+  // The message or event rules with a literal in `text`, sorted; nullopt when no literal screen
+  // is at hand (then every rule runs).
+  std::optional<std::vector<const Rule*>> event_candidates(std::string_view text) const;
 
   std::vector<const Rule*> message_rules_;
   std::vector<const Rule*> event_rules_;

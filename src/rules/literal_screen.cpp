@@ -1,6 +1,7 @@
 #include "rules/literal_screen.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <queue>
@@ -78,6 +79,11 @@ class GramCounter {
 };
 
 }  // namespace
+
+uint64_t LiteralScreen::next_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 std::vector<LiteralScreen::Anchor> LiteralScreen::choose_anchors(const std::vector<Literal>& literals,
                                                                  std::string_view sample) {

@@ -56,6 +56,9 @@ class LiteralScreen {
   const std::string& error() const { return error_; }
   // How many strings the screen looks for.
   size_t anchor_count() const { return anchors_.size(); }
+  // Unique among the screens of this process, so that a thread can tell which one its scratch
+  // was made for.
+  uint64_t id() const { return id_; }
 
   std::unique_ptr<Scratch> make_scratch() const;
   // Every occurrence of every literal in `block` (under 4 GiB), in no particular order.
@@ -90,6 +93,8 @@ class LiteralScreen {
   std::vector<Literal> literals_;
   void* database_ = nullptr;
   std::string error_;
+  uint64_t id_ = next_id();
+  static uint64_t next_id();
 };
 
 }  // namespace faultline::rules

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <mutex>
 #include <set>
 
 #include "base/text.hpp"
@@ -316,16 +317,41 @@ class PackLoader {
 
 }  // namespace
 
-Result<Pattern> compile_pattern(std::string text) {
+struct Pattern::Compiled {
+  std::once_flag once;
+  std::unique_ptr<RE2> regex;
+};
+
+namespace {
+
+std::unique_ptr<RE2> compile_regex(const std::string& text) {
   RE2::Options options;
   options.set_log_errors(false);
-  auto regex = std::make_shared<RE2>(text, options);
+  return std::make_unique<RE2>(text, options);
+}
+
+}  // namespace
+
+const RE2& Pattern::regex() const {
+  std::call_once(compiled->once, [this] {
+    if (!compiled->regex) compiled->regex = compile_regex(text);
+  });
+  return *compiled->regex;
+}
+
+Result<Pattern> compile_pattern(std::string text) {
+  auto regex = compile_regex(text);
   if (!regex->ok()) return Status::error(regex->error());
-  Pattern pattern{std::move(text), regex, {}};
+  Pattern pattern{std::move(text), {}, std::make_shared<Pattern::Compiled>()};
   for (const auto& [name, index] : regex->NamedCapturingGroups()) pattern.captures.emplace_back(name, index);
   std::sort(pattern.captures.begin(), pattern.captures.end(),
             [](const auto& a, const auto& b) { return a.second < b.second; });
+  pattern.compiled->regex = std::move(regex);
   return pattern;
+}
+
+Pattern deferred_pattern(std::string text, std::vector<std::pair<std::string, int>> captures) {
+  return Pattern{std::move(text), std::move(captures), std::make_shared<Pattern::Compiled>()};
 }
 
 Result<std::vector<Rule>> load_pack(std::string_view yaml_text, const std::string& origin) {

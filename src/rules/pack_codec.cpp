@@ -180,7 +180,7 @@ class Reader {
 // the rule and where it came from.
 class RuleDecoder {
  public:
-  explicit RuleDecoder(Reader& in) : in_(in) {}
+  RuleDecoder(Reader& in, PatternCompile compile) : in_(in), compile_(compile) {}
 
   std::optional<Rule> decode() {
     start_ = in_.position();
@@ -264,6 +264,10 @@ class RuleDecoder {
         captures.emplace_back(std::move(name), static_cast<int>(index));
       }
       if (in_.failed()) break;
+      if (compile_ == PatternCompile::kOnFirstUse) {
+        out.push_back(deferred_pattern(std::move(text), std::move(captures)));
+        continue;
+      }
       auto pattern = compile_pattern(std::move(text));
       if (!pattern) {
         fail(rule, std::string("bad regex in '") + key + "': " + pattern.status().message());
@@ -308,6 +312,7 @@ class RuleDecoder {
   }
 
   Reader& in_;
+  PatternCompile compile_;
   size_t start_ = 0;
 };
 
@@ -322,7 +327,7 @@ std::string encode_rules(const std::vector<Rule>& rules) {
   return out.take();
 }
 
-Result<std::vector<Rule>> decode_rules(std::string_view bytes) {
+Result<std::vector<Rule>> decode_rules(std::string_view bytes, PatternCompile compile) {
   Reader in(bytes);
   if (in.bytes(kPackMagic.size(), "the magic") != kPackMagic) {
     if (!in.failed()) in.fail(0, "not a compiled rule pack (no '" + std::string(kPackMagic) + "' magic)");
@@ -335,7 +340,7 @@ Result<std::vector<Rule>> decode_rules(std::string_view bytes) {
   }
   std::vector<Rule> rules;
   for (uint32_t i = in.count(); i > 0 && !in.failed(); --i) {
-    if (auto rule = RuleDecoder(in).decode()) rules.push_back(std::move(*rule));
+    if (auto rule = RuleDecoder(in, compile).decode()) rules.push_back(std::move(*rule));
   }
   if (!in.failed() && !in.at_end()) {
     in.fail(in.position(), std::to_string(in.left()) + " bytes after the last rule");

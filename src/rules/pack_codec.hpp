@@ -31,10 +31,15 @@ inline constexpr uint32_t kPackFormatVersion = 1;
 // patterns compiled, expressions and templates parsed.
 std::string encode_rules(const std::vector<Rule>& rules);
 
-// The rules encode_rules wrote, their patterns compiled anew. Checks every length against the
-// bytes left, so truncated or corrupt bytes give an error ("byte 812: a string of 4096 bytes
-// with 12 left"), never a crash. The rules copy what they keep; `bytes` may go once it
-// returns. Thread-safe: packs may be decoded on threads of their own.
-Result<std::vector<Rule>> decode_rules(std::string_view bytes);
+// The rules encode_rules wrote. Checks every length against the bytes left, so truncated or
+// corrupt bytes give an error ("byte 812: a string of 4096 bytes with 12 left"), never a crash.
+// The rules copy what they keep; `bytes` may go once it returns. Thread-safe: packs may be
+// decoded on threads of their own.
+//
+// kNow compiles every pattern anew and checks its captures against the stored ones (the build
+// does, in faultline-packc); kOnFirstUse leaves each to compile when a rule first runs it
+// (deferred_pattern), which is what a run wants of patterns the build has checked.
+enum class PatternCompile { kNow, kOnFirstUse };
+Result<std::vector<Rule>> decode_rules(std::string_view bytes, PatternCompile compile = PatternCompile::kNow);
 
 }  // namespace faultline::rules

@@ -25,15 +25,24 @@ enum class Scope { kMessage, kEvent, kLine };
 const char* to_string(Role role);
 const char* to_string(Scope scope);
 
+// A rule's regular expression. Copies share its compiled form; regex() is thread-safe.
 struct Pattern {
   std::string text;
-  std::shared_ptr<const re2::RE2> regex;
   std::vector<std::pair<std::string, int>> captures;  // fact name, group index
+
+  // Compiled with the options of every rule pattern; compiled at the first call when the pattern
+  // was made by deferred_pattern.
+  const re2::RE2& regex() const;
+
+  struct Compiled;
+  std::shared_ptr<Compiled> compiled;
 };
 
-// Compiles `text` with the options of every rule pattern, whether it comes from YAML or from a
-// compiled pack, with its named groups as captures in group order. The error is RE2's own.
+// Compiles `text` now, with its named groups as captures in group order. The error is RE2's own.
 Result<Pattern> compile_pattern(std::string text);
+// A pattern the build has compiled and checked already (a compiled pack's): compiled at its first
+// use, so that a run compiles only the patterns its text reaches.
+Pattern deferred_pattern(std::string text, std::vector<std::pair<std::string, int>> captures);
 
 struct MatchExample {
   std::string text;

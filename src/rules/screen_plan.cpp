@@ -134,8 +134,9 @@ std::optional<ScreenPlan> plan_screen(const std::vector<const Rule*>& rules) {
           plan.literals.push_back({atom, true});
           plan.roles.push_back(ScreenPlan::Role::kRule);
           plan.rules.emplace_back();
+          plan.event_rules.emplace_back();
         }
-        if (rule->scope == Scope::kLine) plan.rules[it->second].push_back(rule);
+        (rule->scope == Scope::kLine ? plan.rules : plan.event_rules)[it->second].push_back(rule);
       }
     }
   }
@@ -143,10 +144,13 @@ std::optional<ScreenPlan> plan_screen(const std::vector<const Rule*>& rules) {
     plan.literals.push_back({std::string(literal), false});
     plan.roles.push_back(role);
     plan.rules.emplace_back();
+    plan.event_rules.emplace_back();
   });
-  for (auto& candidates : plan.rules) {
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  for (auto* by_literal : {&plan.rules, &plan.event_rules}) {
+    for (auto& candidates : *by_literal) {
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    }
   }
   return plan;
 }
@@ -169,8 +173,9 @@ std::string prebuild_screen(const std::vector<const Rule*>& rules) {
     out += literal.text;
     put(out, static_cast<uint8_t>(literal.caseless));
     put(out, static_cast<uint8_t>(plan->roles[i]));
-    put(out, static_cast<uint32_t>(plan->rules[i].size()));
+    put(out, static_cast<uint32_t>(plan->rules[i].size() + plan->event_rules[i].size()));
     for (const Rule* rule : plan->rules[i]) put(out, position.at(rule));
+    for (const Rule* rule : plan->event_rules[i]) put(out, position.at(rule));
   }
   put(out, static_cast<uint64_t>(database.size()));
   out += database;
@@ -200,13 +205,15 @@ std::optional<PrebuiltScreen> load_prebuilt_screen(std::string_view bytes, const
     }
     plan.literals.push_back({std::string(text), caseless != 0});
     plan.roles.push_back(static_cast<ScreenPlan::Role>(role));
-    auto& of_literal = plan.rules.emplace_back();
+    auto& line_rules = plan.rules.emplace_back();
+    auto& event_rules = plan.event_rules.emplace_back();
     for (uint32_t c = 0; c < candidates; ++c) {
       uint32_t index = 0;
       if (!in.get(index) || index >= rules.size()) return std::nullopt;
-      of_literal.push_back(rules[index]);
+      (rules[index]->scope == Scope::kLine ? line_rules : event_rules).push_back(rules[index]);
     }
-    std::sort(of_literal.begin(), of_literal.end());  // by address, as plan_screen leaves them
+    std::sort(line_rules.begin(), line_rules.end());  // by address, as plan_screen leaves them
+    std::sort(event_rules.begin(), event_rules.end());
   }
   uint64_t size = 0;
   std::string_view database;

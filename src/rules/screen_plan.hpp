@@ -26,6 +26,7 @@ struct ScreenPlan {
   std::vector<LiteralScreen::Literal> literals;
   std::vector<Role> roles;                      // by literal
   std::vector<std::vector<const Rule*>> rules;  // by literal: the line rules it may let match, sorted
+  std::vector<std::vector<const Rule*>> event_rules;  // by literal: the message and event rules, sorted
 };
 
 // nullopt when some pattern holds no word every match of it must hold (then no screen can

@@ -323,7 +323,7 @@ TEST_CASE("every shipped rule's cause is a known cause and its patterns compile"
     CAPTURE(rule->id);
     CHECK(faultline::rules::is_known_cause(rule->cause));
     CHECK_FALSE(rule->match.empty());
-    for (const auto& pattern : rule->match) CHECK(pattern.regex->ok());
+    for (const auto& pattern : rule->match) CHECK(pattern.regex().ok());
   }
 }
 

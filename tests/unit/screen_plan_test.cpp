@@ -47,6 +47,7 @@ TEST_CASE("a prebuilt screen loads as the plan made afresh, and finds the same l
   REQUIRE(loaded);
   CHECK(loaded->plan.roles == plan->roles);
   CHECK(loaded->plan.rules == plan->rules);
+  CHECK(loaded->plan.event_rules == plan->event_rules);
   REQUIRE(loaded->plan.literals.size() == plan->literals.size());
   for (size_t i = 0; i < plan->literals.size(); ++i) {
     CHECK(loaded->plan.literals[i].text == plan->literals[i].text);
