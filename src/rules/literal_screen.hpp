@@ -76,8 +76,8 @@ class LiteralScreen {
     std::vector<Member> members;
   };
   // The anchors chosen for `literals` given `sample` (greedy weighted set cover: each step takes
-  // the substring of 5 to 8 bytes with the fewest occurrences in the sample, plus a fixed cost per
-  // anchor, per literal it newly covers). Public for tests.
+  // the 8-byte substring with the fewest occurrences in the sample, plus a fixed cost per anchor,
+  // per literal it newly covers). Public for tests.
   static std::vector<Anchor> choose_anchors(const std::vector<Literal>& literals, std::string_view sample);
 
   // A screen made without a sample, as bytes (Hyperscan's serialized database); empty when
