@@ -53,7 +53,14 @@ class CountingSource final : public ByteSource {
     return n;
   }
   std::string format() const override { return inner_.format(); }
-  uint64_t bytes() const { return bytes_; }
+  uint64_t bytes() const { return bytes_; }  // through read(): not what a reader took as a view
+  // The inner source's bytes, when everything taken from it came through here.
+  std::string_view in_memory() const override {
+    return inner_.consumed() == bytes_ ? inner_.in_memory() : std::string_view();
+  }
+  uint64_t consumed() const override { return bytes_; }
+  void release_before(uint64_t offset) override { inner_.release_before(offset); }
+  std::string in_memory_error() const override { return inner_.in_memory_error(); }
 
  private:
   ByteSource& inner_;

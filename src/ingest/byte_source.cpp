@@ -10,43 +10,72 @@
 #include <string_view>
 #include <vector>
 
+#include "ingest/mapped_file.hpp"
+
 namespace faultline::ingest {
 namespace {
 
 class FileSource final : public ByteSource {
  public:
-  FileSource(int fd, bool owned) : fd_(fd), owned_(owned) {}
+  FileSource(int fd, bool owned) : fd_(fd), owned_(owned), mapped_(MappedFile::map(fd)) {}
   ~FileSource() override {
+    mapped_.reset();
     if (owned_) ::close(fd_);
   }
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
 
   Result<size_t> read(std::span<char> buffer) override {
+    if (mapped_) {
+      std::string_view rest = mapped_->bytes().substr(consumed_);
+      size_t n = std::min(buffer.size(), rest.size());
+      std::memcpy(buffer.data(), rest.data(), n);
+      consumed_ += n;
+      return n;
+    }
     for (;;) {
       ssize_t n = ::read(fd_, buffer.data(), buffer.size());
-      if (n >= 0) return static_cast<size_t>(n);
+      if (n >= 0) {
+        consumed_ += static_cast<uint64_t>(n);
+        return static_cast<size_t>(n);
+      }
       if (errno != EINTR) return Status::error(std::strerror(errno));
     }
+  }
+  std::string_view in_memory() const override { return mapped_ ? mapped_->bytes() : std::string_view(); }
+  uint64_t consumed() const override { return consumed_; }
+  void release_before(uint64_t offset) override {
+    if (mapped_) mapped_->release_before(offset);
+  }
+  std::string in_memory_error() const override {
+    return mapped_ && mapped_->shrank() ? "the file shrank while it was read (truncated by log rotation?); "
+                                          "what was past its new end was read as zeros"
+                                        : "";
   }
 
  private:
   int fd_;
   bool owned_;
+  std::unique_ptr<MappedFile> mapped_;
+  uint64_t consumed_ = 0;
 };
 
 class MemorySource final : public ByteSource {
  public:
-  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+  MemorySource(std::string_view bytes, bool lend) : whole_(bytes), bytes_(bytes), lend_(lend) {}
   Result<size_t> read(std::span<char> buffer) override {
     size_t n = std::min(buffer.size(), bytes_.size());
     std::memcpy(buffer.data(), bytes_.data(), n);
     bytes_.remove_prefix(n);
     return n;
   }
+  std::string_view in_memory() const override { return lend_ ? whole_ : std::string_view(); }
+  uint64_t consumed() const override { return whole_.size() - bytes_.size(); }
 
  private:
+  std::string_view whole_;
   std::string_view bytes_;
+  bool lend_;
 };
 
 // Replays bytes already read (to sniff the format), then reads on from the rest, which it
@@ -63,15 +92,27 @@ class ReplaySource final : public ByteSource {
       offset_ += n;
       return n;
     }
-    return rest_.read(buffer);
+    auto n = rest_.read(buffer);
+    if (n) forwarded_ += *n;
+    return n;
   }
   std::string format() const override { return rest_.format(); }
+  // The rest's bytes, when the prefix is exactly what was taken from their start.
+  std::string_view in_memory() const override {
+    std::string_view whole = rest_.in_memory();
+    if (whole.empty() || rest_.consumed() != prefix_.size() + forwarded_ || !whole.starts_with(prefix_)) return {};
+    return whole;
+  }
+  uint64_t consumed() const override { return offset_ + forwarded_; }
+  void release_before(uint64_t offset) override { rest_.release_before(offset); }
+  std::string in_memory_error() const override { return rest_.in_memory_error(); }
 
  private:
   std::string prefix_;
   std::unique_ptr<ByteSource> owned_;
   ByteSource& rest_;
   size_t offset_ = 0;
+  uint64_t forwarded_ = 0;  // bytes read from the rest after the prefix
 };
 
 // Decodes a compressed stream with libarchive's filters ("raw" format: one stream, no
@@ -147,8 +188,8 @@ std::string_view compression_of(std::string_view head) {
   return {};
 }
 
-std::unique_ptr<ByteSource> memory_source(std::string_view bytes) {
-  return std::make_unique<MemorySource>(bytes);
+std::unique_ptr<ByteSource> memory_source(std::string_view bytes, bool lend) {
+  return std::make_unique<MemorySource>(bytes, lend);
 }
 
 std::unique_ptr<ByteSource> replay_source(std::string prefix, ByteSource& rest) {

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "base/status.hpp"
 
@@ -19,6 +21,18 @@ class ByteSource {
   virtual Result<size_t> read(std::span<char> buffer) = 0;
   // "text", "gzip", "zstd", ...: what the bytes were before this source decoded them.
   virtual std::string format() const { return "text"; }
+
+  // The whole input from its first byte, when it lies in memory that lives as long as the source
+  // (a mapped file, bytes in memory): a reader may take views of it instead of calling read().
+  // Empty otherwise.
+  virtual std::string_view in_memory() const { return {}; }
+  // How many bytes read() has given; a source that never lends need not count (0).
+  virtual uint64_t consumed() const { return 0; }
+  // A reader of in_memory() is done with the bytes before `offset`.
+  virtual void release_before(uint64_t /*offset*/) {}
+  // Why the bytes of in_memory() are not the input's (the file shrank under its mapping); empty
+  // when they are.
+  virtual std::string in_memory_error() const { return {}; }
 };
 
 // Opens a file, or "-" for stdin, and decodes compression detected from its first bytes.
@@ -28,8 +42,8 @@ Result<std::unique_ptr<ByteSource>> open_path(const std::string& path);
 Result<std::unique_ptr<ByteSource>> open_file(const std::string& path);
 // Wraps a source, decoding compression detected from its first bytes.
 Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw);
-// A source over bytes the caller keeps alive.
-std::unique_ptr<ByteSource> memory_source(std::string_view bytes);
+// A source over bytes the caller keeps alive; with `lend`, readers take views of them.
+std::unique_ptr<ByteSource> memory_source(std::string_view bytes, bool lend = true);
 // Gives `prefix` (bytes already taken from `rest` to sniff it), then reads on from `rest`,
 // which the caller keeps alive. format() is rest's.
 std::unique_ptr<ByteSource> replay_source(std::string prefix, ByteSource& rest);

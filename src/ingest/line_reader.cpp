@@ -10,12 +10,45 @@ namespace faultline::ingest {
 
 LineReader::LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes)
     : source_(source), source_index_(source_index), block_bytes_(block_bytes) {
+  if (source.consumed() == 0) lent_ = source.in_memory();
+  if (!lent_.empty()) return;
   capacity_ = block_bytes_ + kMaxLineBytes;
   buffer_.reset(new char[capacity_]);
 }
 
+// The next block is the next block_bytes_ of the lent bytes; the current line's start begins it.
+bool LineReader::lend() {
+  // Bytes before the current block are never looked at again: let the source drop them, a few
+  // MiB at a time.
+  constexpr size_t kReleaseBytes = size_t{4} << 20;
+  if (begin_ >= released_ + kReleaseBytes) {
+    source_.release_before(begin_);
+    released_ = begin_;
+  }
+  if (end_ == lent_.size()) {
+    if (std::string error = source_.in_memory_error(); !error.empty()) status_ = Status::error(error);
+    at_eof_ = true;
+    return false;
+  }
+  size_t n = std::min(block_bytes_, lent_.size() - end_);
+  if (first_block_) {
+    first_block_ = false;
+    if (const void* nul = std::memchr(lent_.data() + end_, '\0', n)) {
+      auto offset = static_cast<const char*>(nul) - (lent_.data() + end_);
+      status_ = Status::error("binary file (NUL byte at offset " + std::to_string(offset) + "), not a log");
+      return false;
+    }
+  }
+  window_ = begin_;
+  end_ += n;
+  bytes_ += n;
+  ++refills_;
+  return true;
+}
+
 bool LineReader::fill() {
   if (at_eof_ || !status_) return false;
+  if (!lent_.empty()) return lend();
   if (begin_ > 0) {
     std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     end_ -= begin_;
@@ -64,7 +97,7 @@ bool LineReader::take_segment(Record& record) {
 bool LineReader::next(Record& record) {
   if (take_segment(record)) return true;
   for (;;) {
-    char* start = buffer_.get() + begin_;
+    const char* start = data() + begin_;
     size_t available = end_ - begin_;
     const void* newline = std::memchr(start, '\n', available);
     std::string_view line;
@@ -91,7 +124,7 @@ bool LineReader::next(Record& record) {
       continue;
     } else if (end_ > begin_ && !skipping_cut_line_ && status_) {
       // The last line has no newline. fill() may have moved the bytes: read them afresh.
-      line = std::string_view(buffer_.get() + begin_, end_ - begin_);
+      line = std::string_view(data() + begin_, end_ - begin_);
       begin_ = end_;
     } else {
       return false;
@@ -148,9 +181,10 @@ uint64_t count_newlines(std::string_view text) {
 }  // namespace
 
 uint64_t LineReader::skip_lines_before(size_t offset, size_t keep) {
+  offset += window_;  // from the start of buffered() to an offset into data()
   if (!segments_.empty() || skipping_cut_line_ || offset <= begin_) return 0;
   offset = std::min(offset, end_);
-  const char* base = buffer_.get();
+  const char* base = data();
   auto line_start_before = [&](size_t position) {  // the start of the line holding position - 1
     const void* newline = memrchr(base + begin_, '\n', position - begin_);
     return newline ? static_cast<size_t>(static_cast<const char*>(newline) - base) + 1 : begin_;

@@ -1,5 +1,7 @@
 // LineReader: splits a ByteSource into Records. Input is read in large blocks and split with
-// memchr; a Record's text is a view into the block, valid until the next call to next().
+// memchr; a Record's text is a view into the block, valid until the next call to next(). When
+// the source lends its bytes (ByteSource::in_memory: a mapped file), the blocks are views of
+// them rather than copies.
 //
 // Memory is bounded by the block size plus the longest line kept: a longer line is cut at
 // kMaxLineBytes, the rest of it skipped, and the cut counted. A carriage return inside a
@@ -32,7 +34,7 @@ class LineReader final : public RecordReader {
   // The bytes in the reader's buffer: every Record returned since the last refill is a
   // substring of them. `refills()` changes whenever they do, so a caller can screen each
   // buffer once (rules::Engine::screen_block).
-  std::string_view buffered() const override { return std::string_view(buffer_.get(), end_); }
+  std::string_view buffered() const override { return std::string_view(data() + window_, end_ - window_); }
   uint64_t refills() const override { return refills_; }
   // Nothing is skipped inside a line split at carriage returns or one being cut.
   uint64_t skip_lines_before(size_t offset, size_t keep) override;
@@ -45,7 +47,9 @@ class LineReader final : public RecordReader {
 
  private:
   bool fill();
+  bool lend();  // fill() from the source's own bytes
   bool take_segment(Record& record);
+  const char* data() const { return lent_.empty() ? buffer_.get() : lent_.data(); }
 
   ByteSource& source_;
   uint32_t source_index_;
@@ -53,8 +57,13 @@ class LineReader final : public RecordReader {
   // Not zero-filled: a scan of many small files would spend its time clearing buffers.
   std::unique_ptr<char[]> buffer_;
   size_t capacity_ = 0;
+  // Offsets into data(): the next line starts at begin_, the bytes end at end_, and the
+  // current block (buffered()) starts at window_ (always 0 for a copied block).
   size_t begin_ = 0;
   size_t end_ = 0;
+  size_t window_ = 0;
+  std::string_view lent_;  // the source's bytes, when it lends them
+  size_t released_ = 0;    // bytes before this handed back to the source
   bool at_eof_ = false;
   bool first_block_ = true;
   bool skipping_cut_line_ = false;

@@ -2,12 +2,15 @@
 // segments, cut lines, binary input, and lines spanning blocks.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ingest/byte_source.hpp"
 #include "ingest/line_reader.hpp"
+#include "ingest/mapped_file.hpp"
 
 using faultline::ingest::LineReader;
 using faultline::ingest::Record;
@@ -24,8 +27,8 @@ struct ReadResult {
   uint64_t bytes = 0;
 };
 
-ReadResult read_all(std::string_view bytes, size_t block_bytes = LineReader::kBlockBytes) {
-  auto source = faultline::ingest::memory_source(bytes);
+ReadResult read_with(std::string_view bytes, size_t block_bytes, bool lend) {
+  auto source = faultline::ingest::memory_source(bytes, lend);
   LineReader reader(*source, 5, block_bytes);
   ReadResult result;
   Record record;
@@ -38,6 +41,19 @@ ReadResult read_all(std::string_view bytes, size_t block_bytes = LineReader::kBl
   result.line_count = reader.lines();
   result.bytes = reader.bytes();
   return result;
+}
+
+// Read twice, taking views of the bytes (as of a mapped file) and copying them (as from a pipe):
+// both must give the same.
+ReadResult read_all(std::string_view bytes, size_t block_bytes = LineReader::kBlockBytes) {
+  ReadResult lent = read_with(bytes, block_bytes, true);
+  ReadResult copied = read_with(bytes, block_bytes, false);
+  CHECK(lent.lines == copied.lines);
+  CHECK(lent.status == copied.status);
+  CHECK(lent.lines_cut == copied.lines_cut);
+  CHECK(lent.line_count == copied.line_count);
+  CHECK(lent.bytes == copied.bytes);
+  return lent;
 }
 
 }  // namespace
@@ -212,4 +228,28 @@ TEST_CASE("a NUL byte after the first block does not stop reading") {
   REQUIRE(result.lines.size() == 2);
   CHECK(result.lines[0].first == "abcdefgh");
   CHECK(result.lines[1].first == std::string("ij\0k", 4));
+}
+
+TEST_CASE("a mapped log that shrinks while it is read is reported, not a crash") {
+  namespace fs = std::filesystem;
+  fs::path path = fs::temp_directory_path() / "faultline-line-reader-shrinks.log";
+  std::string line = "[rank0]: iteration 1 | lm loss: 2.31 | grad norm: 0.9\n";
+  {
+    std::ofstream out(path, std::ios::binary);
+    for (size_t written = 0; written < 4 * faultline::ingest::MappedFile::kMapFrom; written += line.size()) out << line;
+  }
+  auto source = faultline::ingest::open_file(path.string());
+  REQUIRE(source);
+  REQUIRE_FALSE((*source)->in_memory().empty());  // mapped
+  LineReader reader(**source, 0);
+  Record record;
+  REQUIRE(reader.next(record));
+  CHECK(std::string(record.text) + "\n" == line);
+  fs::resize_file(path, 4096);  // as copytruncate would, while the log is being read
+  uint64_t lines = 1;
+  while (reader.next(record)) ++lines;
+  fs::remove(path);
+  CHECK(lines > 4096 / line.size());
+  REQUIRE_FALSE(reader.status());
+  CHECK(reader.status().message().find("the file shrank while it was read") != std::string::npos);
 }
