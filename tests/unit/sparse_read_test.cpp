@@ -9,6 +9,7 @@
 #include "cli/pipeline.hpp"
 #include "ingest/inputs.hpp"
 #include "ingest/line_reader.hpp"
+#include "ingest/mapped_file.hpp"
 #include "pipeline_helpers.hpp"
 #include "rules/rule_set.hpp"
 
@@ -145,10 +146,12 @@ TEST_CASE("a sparse read of a large log whose last line has no newline reads tha
     return;
   }
   // Several reader blocks of steps with NCCL lines among them, and the error as the last line with
-  // no newline after it: the reader moves it to the front of its buffer to look for the rest, and
-  // the screen of the old buffer must not be applied to the moved bytes.
+  // no newline after it: a reader copying blocks moves it to the front of its buffer to look for
+  // the rest, and the screen of the old buffer must not be applied to the moved bytes. The file
+  // is large enough to be mapped (the reader takes views of it); the same bytes are also read
+  // sparsely by copying.
   std::string log;
-  for (int step = 0; step < 12000; ++step) {
+  for (int step = 0; step < 30000; ++step) {
     int rank = step % 8;
     log += "[rank" + std::to_string(rank) + "]: iteration " + std::to_string(step) + " | lm loss: 2.31\n";
     if (step % 50 == 0) {
@@ -159,6 +162,7 @@ TEST_CASE("a sparse read of a large log whose last line has no newline reads tha
   }
   log += "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered";
   REQUIRE(log.size() > 3 * faultline::ingest::LineReader::kBlockBytes);
+  REQUIRE(log.size() > faultline::ingest::MappedFile::kMapFrom);  // read as views of a mapping
   fs::path file = fs::temp_directory_path() / "faultline-sparse-read-last-line.log";
   {
     std::ofstream out(file, std::ios::binary);
@@ -170,6 +174,11 @@ TEST_CASE("a sparse read of a large log whose last line has no newline reads tha
   Engine fresh(rules);
   Reads reads = read_both_ways({file.string()}, fresh);
   fs::remove(file);
+  JobRunner copying(fresh);
+  copying.set_dense_head_bytes(0);
+  auto copied = faultline::ingest::memory_source(log, false);
+  copying.add_source(*copied, faultline::ingest::SourceInfo{});
+  CHECK(summary(copying.finish("job")) == reads.full);
   REQUIRE(fresh.sparse_screen() != nullptr);
   CHECK(fresh.sparse_screen()->screen->anchor_count() < fresh.sparse_screen()->roles.size());
   CHECK(reads.sparse == reads.full);
