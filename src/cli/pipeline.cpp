@@ -143,9 +143,10 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       bool screens = dense_head_bytes_ != UINT64_MAX;  // else: every line through RE2, as a check
       // The first block past a head is the screen's sample of what logs like this one hold. In a
       // head, a screen at hand (built, or prebuilt with the binary) names each line's candidates.
+      // While another job's thread builds it, the prebuilt screen serves (the hits are the same).
       sparse = nullptr;
-      if (screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen(block);
-      if (screens && !sparse && !past_head) sparse = engine_.prebuilt_screen();
+      if (screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen_if_free(block);
+      if (screens && !sparse) sparse = engine_.prebuilt_screen();
       block_screened = false;
       if (sparse) {
         if (stages.scratch_screen != sparse->screen.get()) {

@@ -293,17 +293,37 @@ const Engine::SparseScreen* Engine::prebuilt_screen() const {
   return prebuilt_.get();
 }
 
-const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const {
-  std::call_once(sparse_once_, [this, sample] {
-    prebuilt_screen();  // its plan spares planning afresh
-    std::optional<ScreenPlan> plan = prebuilt_plan_ ? prebuilt_plan_ : plan_screen(all_rules_);
-    if (!plan) return;  // a pattern no literal screens: read every line
+// Builds the screen into sparse_, once: by the caller that moved sparse_state_ to kBuilding.
+void Engine::build_sparse_screen(std::string_view sample) const {
+  prebuilt_screen();  // its plan spares planning afresh
+  std::optional<ScreenPlan> plan = prebuilt_plan_ ? prebuilt_plan_ : plan_screen(all_rules_);
+  if (plan) {  // else a pattern no literal screens: every line is read
     auto screen = std::make_unique<LiteralScreen>(plan->literals, sample);
-    if (!screen->available()) return;
-    sparse_ = std::make_unique<SparseScreen>(
-        SparseScreen{std::move(screen), std::move(plan->roles), std::move(plan->rules), std::move(plan->event_rules)});
-  });
-  sparse_asked_.store(true, std::memory_order_release);
+    if (screen->available()) {
+      sparse_ = std::make_unique<SparseScreen>(
+          SparseScreen{std::move(screen), std::move(plan->roles), std::move(plan->rules), std::move(plan->event_rules)});
+    }
+  }
+  {
+    std::lock_guard lock(sparse_mutex_);
+    sparse_state_.store(kBuilt, std::memory_order_release);
+  }
+  sparse_built_.notify_all();
+}
+
+const Engine::SparseScreen* Engine::sparse_screen_if_free(std::string_view sample) const {
+  int state = sparse_state_.load(std::memory_order_acquire);
+  if (state == kUnbuilt && sparse_state_.compare_exchange_strong(state, kBuilding, std::memory_order_acq_rel)) {
+    build_sparse_screen(sample);
+    state = kBuilt;
+  }
+  return state == kBuilt ? sparse_.get() : nullptr;
+}
+
+const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const {
+  if (const SparseScreen* screen = sparse_screen_if_free(sample); screen || sparse_screen_built()) return screen;
+  std::unique_lock lock(sparse_mutex_);
+  sparse_built_.wait(lock, [this] { return sparse_state_.load(std::memory_order_acquire) == kBuilt; });
   return sparse_.get();
 }
 

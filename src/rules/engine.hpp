@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -64,8 +65,11 @@ class Engine {
     std::vector<std::vector<const Rule*>> event_rules;  // by literal: the message and event rules
   };
   const SparseScreen* sparse_screen(std::string_view sample = {}) const;
-  // Whether sparse_screen() was asked for already: then it costs nothing.
-  bool sparse_screen_built() const { return sparse_asked_.load(std::memory_order_acquire); }
+  // The same, but null rather than waiting while another thread builds it (a job of a scan then
+  // reads on with prebuilt_screen()).
+  const SparseScreen* sparse_screen_if_free(std::string_view sample) const;
+  // Whether the screen was built already: then sparse_screen() costs nothing.
+  bool sparse_screen_built() const { return sparse_state_.load(std::memory_order_acquire) == kBuilt; }
   // The same screen looking for each literal itself, when the build made it for these rules
   // (RuleSet::prebuilt_screen): ready at once, so that even a short log's lines take their
   // candidate rules from literals rather than from the RE2 sets. Else null.
@@ -94,9 +98,12 @@ class Engine {
   mutable std::once_flag prebuilt_once_;
   mutable std::optional<ScreenPlan> prebuilt_plan_;
   mutable std::unique_ptr<SparseScreen> prebuilt_;
-  mutable std::once_flag sparse_once_;
+  void build_sparse_screen(std::string_view sample) const;
+  enum SparseState : int { kUnbuilt, kBuilding, kBuilt };
+  mutable std::atomic<int> sparse_state_{kUnbuilt};
+  mutable std::mutex sparse_mutex_;  // with sparse_built_: waiting for the thread that builds it
+  mutable std::condition_variable sparse_built_;
   mutable std::unique_ptr<SparseScreen> sparse_;
-  mutable std::atomic<bool> sparse_asked_{false};
 };
 
 // Runs one rule against a text: captures, `unless`, `when`, then `derive`. Returns the facts
