@@ -50,7 +50,7 @@ Options:
                       preflight or repro command, and report its output and result; the
                       exit code stays the diagnosis' own (0, 1, 2)
   --read-every-line   parse every line of large logs too (slower; by default, past the first
-                      4 MiB of a file, only lines a rule or a traceback may need are parsed)
+                      1 MiB of a file, only lines a rule or a traceback may need are parsed)
   -h, --help          this text
   --version           the version
 

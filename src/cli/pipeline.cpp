@@ -141,12 +141,18 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       // Past the head, the screen is built if need be; before it, used only when already built
       // (a scan builds it first), to name each line's candidate rules without RE2.
       bool screens = dense_head_bytes_ != UINT64_MAX;  // else: every line through RE2, as a check
-      // The first block past a head is the screen's sample of what logs like this one hold. In a
-      // head, a screen at hand (built, or prebuilt with the binary) names each line's candidates.
-      // While another job's thread builds it, the prebuilt screen serves (the hits are the same).
+      // The prebuilt screen names each line's candidate rules in a head, and picks the lines to
+      // read past it. Once a job has read enough for it to pay, the block at hand is the sample
+      // of the sampled screen, which finds the same hits faster; while another job's thread
+      // builds it, or where none is prebuilt, the other serves.
       sparse = nullptr;
-      if (screens && (past_head || engine_.sparse_screen_built())) sparse = engine_.sparse_screen_if_free(block);
-      if (screens && !sparse) sparse = engine_.prebuilt_screen();
+      if (screens) {
+        bool large = bytes_read_ + reader.bytes() > sampled_screen_bytes_;
+        if (engine_.sparse_screen_built() || (past_head && (large || !engine_.prebuilt_screen()))) {
+          sparse = engine_.sparse_screen_if_free(block);
+        }
+        if (!sparse) sparse = engine_.prebuilt_screen();
+      }
       block_screened = false;
       if (sparse) {
         if (stages.scratch_screen != sparse->screen.get()) {
@@ -208,10 +214,11 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     process(record, info.rank_hint, screen);
     assembler_idle = stages.assembler.idle();
   }
-  // A job this large will read more: build the screen now, so that the next sources' lines
-  // take their rules from it rather than from RE2, even within their heads.
+  // A job this large will read more: build the sampled screen now, from this source's last block.
   bytes_read_ += reader.bytes();
-  if (bytes_read_ > 4 * dense_head_bytes_ && dense_head_bytes_ != UINT64_MAX) engine_.sparse_screen(reader.buffered());
+  if (bytes_read_ > sampled_screen_bytes_ && dense_head_bytes_ != UINT64_MAX) {
+    engine_.sparse_screen_if_free(reader.buffered());
+  }
   info.format = reader.format() == "text" ? source.format() : reader.format();
   info.bytes = reader.bytes();
   info.lines = reader.lines();

@@ -54,6 +54,7 @@ Reads read_both_ways(const std::vector<std::string>& files, const Engine& engine
   for (bool sparse : {false, true}) {
     JobRunner runner(engine);
     runner.set_dense_head_bytes(sparse ? 0 : UINT64_MAX);
+    runner.set_sampled_screen_bytes(0);
     for (const auto& file : files) runner.add_path(file);
     if (sparse) {
       for (const auto& source : runner.sources()) {
@@ -176,6 +177,7 @@ TEST_CASE("a sparse read of a large log whose last line has no newline reads tha
   fs::remove(file);
   JobRunner copying(fresh);
   copying.set_dense_head_bytes(0);
+  copying.set_sampled_screen_bytes(0);
   auto copied = faultline::ingest::memory_source(log, false);
   copying.add_source(*copied, faultline::ingest::SourceInfo{});
   CHECK(summary(copying.finish("job")) == reads.full);
