@@ -58,7 +58,9 @@ bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_vie
 
 struct JobRunner::Stages {
   explicit Stages(JobRunner& runner)
-      : assembler([&runner](assemble::Event&& event) { runner.engine_.match_event(event, runner.findings_); }) {}
+      : assembler([&runner](assemble::Event&& event) {
+          runner.engine_.match_event(event, runner.findings_, runner.dense_head_bytes_ != UINT64_MAX);
+        }) {}
   parse::LineParser parser;
   assemble::Assembler assembler;
   // The sparse read: the scan of the current block and the lines skipped since the last one read.
@@ -138,8 +140,6 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       next_hit = 0;
       assembler_idle = stages.assembler.idle();  // lines read without the screen may have opened an event
       past_head = reader.bytes() > dense_head_bytes_;
-      // Past the head, the screen is built if need be; before it, used only when already built
-      // (a scan builds it first), to name each line's candidate rules without RE2.
       bool screens = dense_head_bytes_ != UINT64_MAX;  // else: every line through RE2, as a check
       // The prebuilt screen names each line's candidate rules in a head, and picks the lines to
       // read past it. Once a job has read enough for it to pay, the block at hand is the sample

@@ -139,9 +139,9 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
   std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) { return !shard->holds(skip.key); });
 
   rules::Engine engine(rules);
-  // The sampled literal screen is built by the first job that reads past its head, from a sample
-  // of it (rules::Engine::sparse_screen); jobs read with the prebuilt screen until then (the
-  // reports are the same).
+  // The sampled literal screen is built by the first job to read 2 MiB, from a sample of it
+  // (rules::Engine::sparse_screen, cli/pipeline.cpp); jobs read with the prebuilt screen until
+  // then (the reports are the same).
   scan::Summary summary;
   std::mutex output_mutex;  // guards `out` and `summary`
   for (const auto& skip : plan.skipped) {

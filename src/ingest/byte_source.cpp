@@ -30,6 +30,7 @@ class FileSource final : public ByteSource {
       std::string_view rest = mapped_->bytes().substr(consumed_);
       size_t n = std::min(buffer.size(), rest.size());
       std::memcpy(buffer.data(), rest.data(), n);
+      if (mapped_->shrank()) return Status::error(in_memory_error());  // the copy may hold zeros
       consumed_ += n;
       return n;
     }
@@ -48,9 +49,10 @@ class FileSource final : public ByteSource {
     if (mapped_) mapped_->release_before(offset);
   }
   std::string in_memory_error() const override {
-    return mapped_ && mapped_->shrank() ? "the file shrank while it was read (truncated by log rotation?); "
-                                          "what was past its new end was read as zeros"
-                                        : "";
+    if (!mapped_ || !mapped_->shrank()) return "";
+    return "the file could not be read to its end (it shrank from " + std::to_string(mapped_->bytes().size()) +
+           " to " + std::to_string(MappedFile::size_now(fd_)) +
+           " bytes while it was read, or the disk failed); bytes from there on read as zeros";
   }
 
  private:

@@ -31,18 +31,23 @@ bool LineReader::lend() {
     return false;
   }
   size_t n = std::min(block_bytes_, lent_.size() - end_);
-  if (first_block_) {
-    first_block_ = false;
-    if (const void* nul = std::memchr(lent_.data() + end_, '\0', n)) {
-      auto offset = static_cast<const char*>(nul) - (lent_.data() + end_);
-      status_ = Status::error("binary file (NUL byte at offset " + std::to_string(offset) + "), not a log");
-      return false;
-    }
-  }
+  if (is_binary(lent_.data() + end_, n)) return false;
   window_ = begin_;
   end_ += n;
   bytes_ += n;
   ++refills_;
+  return true;
+}
+
+// Whether the next `size` bytes of the input, at `bytes`, hold a NUL byte within the first
+// kBinaryCheckBytes of the input, however the reads fell; sets status_ when they do.
+bool LineReader::is_binary(const char* bytes, size_t size) {
+  if (bytes_ >= kBinaryCheckBytes) return false;
+  size_t checked = std::min<uint64_t>(size, kBinaryCheckBytes - bytes_);
+  const void* nul = std::memchr(bytes, '\0', checked);
+  if (!nul) return false;
+  uint64_t offset = bytes_ + static_cast<uint64_t>(static_cast<const char*>(nul) - bytes);
+  status_ = Status::error("binary file (NUL byte at offset " + std::to_string(offset) + "), not a log");
   return true;
 }
 
@@ -65,15 +70,7 @@ bool LineReader::fill() {
     at_eof_ = true;
     return false;
   }
-  if (first_block_) {
-    first_block_ = false;
-    if (const void* nul = std::memchr(buffer_.get() + end_, '\0', *n)) {
-      auto offset = static_cast<const char*>(nul) - (buffer_.get() + end_);
-      status_ = Status::error("binary file (NUL byte at offset " + std::to_string(offset) +
-                              "), not a log");
-      return false;
-    }
-  }
+  if (is_binary(buffer_.get() + end_, *n)) return false;
   end_ += *n;
   bytes_ += *n;
   ++refills_;

@@ -6,7 +6,7 @@
 // Memory is bounded by the block size plus the longest line kept: a longer line is cut at
 // kMaxLineBytes, the rest of it skipped, and the cut counted. A carriage return inside a
 // line (progress bars rewriting themselves) separates segments that come out as Records of
-// the same line number; a trailing CR (CRLF) is dropped. A NUL byte in the first block marks
+// the same line number; a trailing CR (CRLF) is dropped. A NUL byte in the first 64 KiB marks
 // the input as binary, and nothing is read from it.
 #pragma once
 
@@ -25,6 +25,7 @@ class LineReader final : public RecordReader {
  public:
   static constexpr size_t kBlockBytes = size_t{1} << 17;
   static constexpr size_t kMaxLineBytes = size_t{256} << 10;
+  static constexpr uint64_t kBinaryCheckBytes = uint64_t{64} << 10;
 
   LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes = kBlockBytes);
 
@@ -49,6 +50,7 @@ class LineReader final : public RecordReader {
   bool fill();
   bool lend();  // fill() from the source's own bytes
   bool take_segment(Record& record);
+  bool is_binary(const char* bytes, size_t size);
   const char* data() const { return lent_.empty() ? buffer_.get() : lent_.data(); }
 
   ByteSource& source_;
@@ -65,7 +67,6 @@ class LineReader final : public RecordReader {
   std::string_view lent_;  // the source's bytes, when it lends them
   size_t released_ = 0;    // bytes before this handed back to the source
   bool at_eof_ = false;
-  bool first_block_ = true;
   bool skipping_cut_line_ = false;
   std::string_view segments_;  // rest of the current line after a carriage return
   uint64_t line_number_ = 0;

@@ -31,8 +31,11 @@ class MappedFile {
   // Drops the pages before `offset` from this process's memory (they are read again if touched),
   // which keeps the resident size bounded while a large file is read from start to end.
   void release_before(uint64_t offset);
-  // Whether the file shrank under the mapping: the bytes past its new end read as zeros.
+  // Whether a read of the mapping failed (SIGBUS: the file shrank under it, or an I/O error):
+  // the bytes from that page on read as zeros.
   bool shrank() const;
+  // The size of the file open as `fd` now, for the report of a shrunk one.
+  static uint64_t size_now(int fd);
 
  private:
   MappedFile(void* address, uint64_t size, size_t slot) : address_(address), size_(size), slot_(slot) {}

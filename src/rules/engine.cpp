@@ -175,13 +175,13 @@ Engine::BlockScreen Engine::screen_block(std::string_view block) const {
 
 Engine::~Engine() = default;
 
-void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out) const {
+void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out, bool by_literals) const {
   if (event.lines.empty()) return;
   auto evidence_at = [&](size_t index) {
     const auto& line = event.lines[std::min(index, event.lines.size() - 1)];
     return Evidence{line.source, line.number, event.rank, line.display};
   };
-  auto candidates = event.message.empty() ? std::nullopt : event_candidates(event.message);
+  auto candidates = event.message.empty() || !by_literals ? std::nullopt : event_candidates(event.message);
   for (const Rule* rule : message_rules_) {
     if (event.message.empty()) break;
     if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
@@ -197,7 +197,7 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
   }
   if (event_rules_.empty()) return;
   std::string text = event.full_text();
-  candidates = event_candidates(text);
+  candidates = by_literals ? event_candidates(text) : std::nullopt;
   for (const Rule* rule : event_rules_) {
     if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
     auto match = match_rule(*rule, text);
@@ -295,6 +295,17 @@ const Engine::SparseScreen* Engine::prebuilt_screen() const {
 
 // Builds the screen into sparse_, once: by the caller that moved sparse_state_ to kBuilding.
 void Engine::build_sparse_screen(std::string_view sample) const {
+  // Published however the build ends (an exception too), so that no thread waits forever.
+  struct Publish {
+    const Engine& engine;
+    ~Publish() {
+      {
+        std::lock_guard lock(engine.sparse_mutex_);
+        engine.sparse_state_.store(kBuilt, std::memory_order_release);
+      }
+      engine.sparse_built_.notify_all();
+    }
+  } publish{*this};
   prebuilt_screen();  // its plan spares planning afresh
   std::optional<ScreenPlan> plan = prebuilt_plan_ ? prebuilt_plan_ : plan_screen(all_rules_);
   if (plan) {  // else a pattern no literal screens: every line is read
@@ -304,11 +315,6 @@ void Engine::build_sparse_screen(std::string_view sample) const {
           SparseScreen{std::move(screen), std::move(plan->roles), std::move(plan->rules), std::move(plan->event_rules)});
     }
   }
-  {
-    std::lock_guard lock(sparse_mutex_);
-    sparse_state_.store(kBuilt, std::memory_order_release);
-  }
-  sparse_built_.notify_all();
 }
 
 const Engine::SparseScreen* Engine::sparse_screen_if_free(std::string_view sample) const {

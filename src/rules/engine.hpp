@@ -44,7 +44,9 @@ class Engine {
   };
   BlockScreen screen_block(std::string_view block) const;
 
-  void match_event(const assemble::Event& event, std::vector<Finding>& out) const;
+  // With `by_literals`, only the message and event rules whose words the literal screen finds in
+  // the event's text run; without, every one does (--read-every-line, the check of the screen).
+  void match_event(const assemble::Event& event, std::vector<Finding>& out, bool by_literals = true) const;
   void match_line(const parse::Line& line, uint64_t sequence, std::vector<Finding>& out) const;
   void match_line(const parse::Line& line, uint64_t sequence, const BlockScreen& screen,
                   std::vector<Finding>& out) const;

@@ -3,8 +3,8 @@
 // the binary starts without parsing YAML (RuleSet::shipped decodes them).
 //
 // The bytes hold every field of every Rule as text: patterns, expressions and templates are
-// stored as their source and compiled or parsed again on decoding (compile_pattern,
-// Expression::parse, Template::parse), which is what takes the time left. The format:
+// stored as their source; decoding parses expressions and templates again (Expression::parse,
+// Template::parse) and compiles patterns now or at their first use (decode_rules). The format:
 //
 //   "FLRP", format version (u32), rule count (u32), then each rule's fields in the order of
 //   encode_rule in pack_codec.cpp.

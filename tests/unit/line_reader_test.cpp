@@ -2,7 +2,11 @@
 // segments, cut lines, binary input, and lines spanning blocks.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <unistd.h>
+#include <span>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -207,7 +211,7 @@ TEST_CASE("a line of exactly kMaxLineBytes read in small blocks is not counted a
   CHECK(result.lines_cut == 0);
 }
 
-TEST_CASE("a NUL byte in the first block marks the input as binary") {
+TEST_CASE("a NUL byte in the first 64 KiB marks the input as binary") {
   auto result = read_all(std::string_view("abc\0def\n", 8));
   CHECK(result.lines.empty());
   CHECK(result.status == "binary file (NUL byte at offset 3), not a log");
@@ -219,37 +223,109 @@ TEST_CASE("a NUL byte at the very start is at offset 0") {
   CHECK(result.status == "binary file (NUL byte at offset 0), not a log");
 }
 
-TEST_CASE("a NUL byte after the first block does not stop reading") {
-  std::string text = "abcdefgh\nij";
-  text += '\0';
-  text += "k\n";
-  auto result = read_all(text, 7);
-  CHECK(result.status == "");
-  REQUIRE(result.lines.size() == 2);
-  CHECK(result.lines[0].first == "abcdefgh");
-  CHECK(result.lines[1].first == std::string("ij\0k", 4));
+namespace {
+
+// Gives at most 1,000 bytes a read, as a pipe may.
+class TrickleSource final : public faultline::ingest::ByteSource {
+ public:
+  explicit TrickleSource(std::string_view bytes) : bytes_(bytes) {}
+  faultline::Result<size_t> read(std::span<char> buffer) override {
+    size_t n = std::min({buffer.size(), bytes_.size(), size_t{1000}});
+    std::memcpy(buffer.data(), bytes_.data(), n);
+    bytes_.remove_prefix(n);
+    return n;
+  }
+
+ private:
+  std::string_view bytes_;
+};
+
+}  // namespace
+
+TEST_CASE("whether a log is binary does not depend on how its bytes arrive") {
+  for (size_t nul_at : {size_t{1000}, size_t{65535}, size_t{65536}, size_t{70014}}) {
+    std::string text;
+    while (text.size() < 3 * LineReader::kBlockBytes) text += "[rank0]: iteration 1 | lm loss: 2.31\n";
+    text[nul_at] = '\0';
+    INFO("NUL at " << nul_at);
+    ReadResult result = read_all(text);  // views and whole-block copies
+    TrickleSource trickle(text);
+    LineReader reader(trickle, 0);
+    Record record;
+    while (reader.next(record)) {
+    }
+    std::string status = reader.status() ? "" : reader.status().message();
+    CHECK(status == result.status);
+    bool binary = nul_at < LineReader::kBinaryCheckBytes;
+    CHECK(result.status == (binary ? "binary file (NUL byte at offset " + std::to_string(nul_at) + "), not a log" : ""));
+  }
 }
 
-TEST_CASE("a mapped log that shrinks while it is read is reported, not a crash") {
-  namespace fs = std::filesystem;
-  fs::path path = fs::temp_directory_path() / "faultline-line-reader-shrinks.log";
+TEST_CASE("a NUL byte past the first 64 KiB does not stop reading") {
+  std::string text;
+  while (text.size() < LineReader::kBinaryCheckBytes) text += "abcdefgh\n";
+  text += "ij";
+  text += '\0';
+  text += "k\n";
+  auto result = read_all(text, 4096);
+  CHECK(result.status == "");
+  REQUIRE(result.lines.size() > 2);
+  CHECK(result.lines.front().first == "abcdefgh");
+  CHECK(result.lines.back().first == std::string("ij\0k", 4));
+}
+
+namespace {
+
+// A log of `size` bytes in the temporary folder, removed when it goes out of scope.
+struct ScratchLog {
+  std::filesystem::path path;
   std::string line = "[rank0]: iteration 1 | lm loss: 2.31 | grad norm: 0.9\n";
-  {
+  explicit ScratchLog(uint64_t size)
+      : path(std::filesystem::temp_directory_path() /
+             ("faultline-line-reader-" + std::to_string(::getpid()) + "-" + std::to_string(size) + ".log")) {
     std::ofstream out(path, std::ios::binary);
-    for (size_t written = 0; written < 4 * faultline::ingest::MappedFile::kMapFrom; written += line.size()) out << line;
+    for (uint64_t written = 0; written < size; written += line.size()) out << line;
   }
-  auto source = faultline::ingest::open_file(path.string());
-  REQUIRE(source);
-  REQUIRE_FALSE((*source)->in_memory().empty());  // mapped
-  LineReader reader(**source, 0);
-  Record record;
-  REQUIRE(reader.next(record));
-  CHECK(std::string(record.text) + "\n" == line);
-  fs::resize_file(path, 4096);  // as copytruncate would, while the log is being read
-  uint64_t lines = 1;
-  while (reader.next(record)) ++lines;
-  fs::remove(path);
-  CHECK(lines > 4096 / line.size());
-  REQUIRE_FALSE(reader.status());
-  CHECK(reader.status().message().find("the file shrank while it was read") != std::string::npos);
+  ~ScratchLog() {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a mapped log that shrinks while it is read is reported, not a crash") {
+  ScratchLog log(4 * faultline::ingest::MappedFile::kMapFrom);
+  const std::string reason = "the file could not be read to its end (it shrank from ";
+
+  SUBCASE("read as views of the mapping") {
+    auto source = faultline::ingest::open_file(log.path.string());
+    REQUIRE(source);
+    REQUIRE_FALSE((*source)->in_memory().empty());  // mapped
+    LineReader reader(**source, 0);
+    Record record;
+    REQUIRE(reader.next(record));
+    CHECK(std::string(record.text) + "\n" == log.line);
+    std::filesystem::resize_file(log.path, 4096);  // as copytruncate would, while the log is read
+    uint64_t real_lines = 1;
+    while (reader.next(record)) real_lines += record.text.find('\0') == std::string_view::npos;
+    CHECK(real_lines >= 4096 / log.line.size());
+    CHECK(real_lines <= 4096 / log.line.size() + 1);  // the rest read as zeros, not as the old text
+    REQUIRE_FALSE(reader.status());
+    CHECK(reader.status().message().find(reason) == 0);
+  }
+  SUBCASE("copied out of the mapping, as archives and compressed files are") {
+    auto source = faultline::ingest::open_file(log.path.string());
+    REQUIRE(source);
+    std::vector<char> buffer(65536);
+    REQUIRE((*source)->read(buffer));
+    std::filesystem::resize_file(log.path, 4096);
+    faultline::Result<size_t> n = size_t{0};
+    do {
+      n = (*source)->read(buffer);
+    } while (n && *n > 0);
+    REQUIRE_FALSE(n);
+    CHECK(n.status().message().find(reason) == 0);
+    CHECK(n.status().message().find(" to 4096 bytes") != std::string::npos);
+  }
 }

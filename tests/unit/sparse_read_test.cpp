@@ -45,11 +45,16 @@ std::string summary(const faultline::correlate::JobAnalysis& analysis) {
 struct Reads {
   std::string full;
   std::string sparse;
+  std::string sparse_prebuilt;
   uint64_t lines = 0;
   uint64_t parsed_sparsely = 0;
 };
 
+// Reads the files in full, then sparsely two ways: on `engine`, whose screen the test may have
+// built already, and on an engine of its own that reads on with the prebuilt screen and never
+// builds one from a sample (as a job under 2 MiB does). Both sparse reads must equal the full one.
 Reads read_both_ways(const std::vector<std::string>& files, const Engine& engine = ::engine()) {
+  static const RuleSet rules = RuleSet::shipped();
   Reads reads;
   for (bool sparse : {false, true}) {
     JobRunner runner(engine);
@@ -64,6 +69,13 @@ Reads read_both_ways(const std::vector<std::string>& files, const Engine& engine
     }
     (sparse ? reads.sparse : reads.full) = summary(runner.finish("job"));
   }
+  Engine prebuilt_only(rules);
+  JobRunner runner(prebuilt_only);
+  runner.set_dense_head_bytes(0);
+  runner.set_sampled_screen_bytes(UINT64_MAX);
+  for (const auto& file : files) runner.add_path(file);
+  reads.sparse_prebuilt = summary(runner.finish("job"));
+  CHECK_FALSE(prebuilt_only.sparse_screen_built());
   return reads;
 }
 
@@ -77,6 +89,7 @@ void check_corpus(const fs::path& corpus) {
     Reads reads = read_both_ways(inputs.files);
     INFO("case " << entry.path().filename().string());
     CHECK(reads.sparse == reads.full);
+    CHECK(reads.sparse_prebuilt == reads.full);
   }
   CHECK(cases > 0);
 }
@@ -135,6 +148,7 @@ TEST_CASE("a sparse read parses few lines and still dates an untimed traceback b
   Reads reads = read_both_ways({file.string()});
   fs::remove(file);
   CHECK(reads.sparse == reads.full);
+  CHECK(reads.sparse_prebuilt == reads.full);
   CHECK(reads.full.find("diagnosis tp.heads_not_divisible rank 5") != std::string::npos);
   CHECK(reads.full.find("at 2026-11-29T10:08:19") != std::string::npos);  // rank 5's last step
   CHECK(reads.lines > 8000);
@@ -184,5 +198,6 @@ TEST_CASE("a sparse read of a large log whose last line has no newline reads tha
   REQUIRE(fresh.sparse_screen() != nullptr);
   CHECK(fresh.sparse_screen()->screen->anchor_count() < fresh.sparse_screen()->roles.size());
   CHECK(reads.sparse == reads.full);
+  CHECK(reads.sparse_prebuilt == reads.full);
   CHECK(reads.full.find("rank 3") != std::string::npos);
 }
