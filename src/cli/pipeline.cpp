@@ -64,8 +64,6 @@ struct JobRunner::Stages {
   parse::LineParser parser;
   assemble::Assembler assembler;
   // The sparse read: the scan of the current block and the lines skipped since the last one read.
-  std::unique_ptr<rules::LiteralScreen::Scratch> scratch;
-  const rules::LiteralScreen* scratch_screen = nullptr;  // the screen `scratch` was made for
   std::vector<rules::LiteralScreen::Hit> hits;
   std::vector<ingest::Record> skipped;
   std::unordered_set<uint64_t> learned_lessons;
@@ -149,17 +147,13 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       if (screens) {
         bool large = bytes_read_ + reader.bytes() > sampled_screen_bytes_;
         if (engine_.sparse_screen_built() || (past_head && (large || !engine_.prebuilt_screen()))) {
-          sparse = engine_.sparse_screen_if_free(block);
+          sparse = engine_.sparse_screen(block);
         }
         if (!sparse) sparse = engine_.prebuilt_screen();
       }
       block_screened = false;
       if (sparse) {
-        if (stages.scratch_screen != sparse->screen.get()) {
-          stages.scratch = sparse->screen->make_scratch();
-          stages.scratch_screen = sparse->screen.get();
-        }
-        block_screened = sparse->screen->scan(block, *stages.scratch, stages.hits);
+        block_screened = sparse->screen->scan(block, stages.hits);
         // An escape sequence may sit inside a rule's words: such a block is screened line by line.
         block_screened = block_screened && std::none_of(stages.hits.begin(), stages.hits.end(), [&](const auto& hit) {
                            return sparse->roles[hit.literal] == Role::kEscape;
@@ -193,7 +187,6 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       opens = opens || !lesson;
       teaches = teaches || lesson;
     }
-    auto screen = rules::Engine::screen_for_hits(*sparse, hits.data() + first_hit, hits.data() + last_hit);
     // A line PidRanks learns from is read: the skip below stops only at lessons not seen before.
     bool must_read = !past_head || opens || teaches || !assembler_idle || stages.parser.busy();
     if (!must_read) {
@@ -211,13 +204,14 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       for (const auto& before : stages.skipped) process(before, info.rank_hint, rules::Engine::BlockScreen{false, {}});
     }
     stages.skipped.clear();
-    process(record, info.rank_hint, screen);
+    process(record, info.rank_hint,
+            rules::Engine::screen_for_hits(*sparse, hits.data() + first_hit, hits.data() + last_hit));
     assembler_idle = stages.assembler.idle();
   }
   // A job this large will read more: build the sampled screen now, from this source's last block.
   bytes_read_ += reader.bytes();
   if (bytes_read_ > sampled_screen_bytes_ && dense_head_bytes_ != UINT64_MAX) {
-    engine_.sparse_screen_if_free(reader.buffered());
+    engine_.sparse_screen(reader.buffered());
   }
   info.format = reader.format() == "text" ? source.format() : reader.format();
   info.bytes = reader.bytes();

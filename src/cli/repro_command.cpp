@@ -81,8 +81,8 @@ void run_cuda_binary(const Options& options) {
 
 int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) {
   bool cuda = options.backend == "cuda";
-  if (cuda && !repro::cuda_backend_built()) run_cuda_binary(options);
   if (cuda && !repro::cuda_backend_built()) {
+    run_cuda_binary(options);  // returns only when faultline-cuda could not be run
     std::string why_not;
     repro::cuda_device_count(why_not);
     out.err("faultline: " + why_not + "\n");

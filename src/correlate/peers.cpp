@@ -4,8 +4,6 @@
 #include <cctype>
 #include <set>
 
-#include "parse/prefix_scanner.hpp"
-
 namespace faultline::correlate {
 namespace {
 
@@ -55,14 +53,6 @@ std::string normalize_host(std::string_view host) {
 
 void HostDirectory::observe(std::string_view host, int rank, std::string_view text) {
   if (host.empty()) return;
-  if (rank >= 0 && !text.empty()) {
-    std::string_view nccl_host;
-    int64_t pid = 0;
-    if (parse::take_nccl_prefix(text, nccl_host, pid) && pid != 0 && (pid != last_pid_ || rank != last_rank_)) {
-      observe_process(nccl_host, pid, rank);
-      last_pid_ = pid;
-    }
-  }
   if (rank >= 0 && (rank != last_rank_ || host != last_host_)) {
     last_rank_ = rank;
     last_host_.assign(host);
@@ -92,6 +82,11 @@ void HostDirectory::observe(const std::vector<rules::Finding>& findings) {
 
 void HostDirectory::observe_process(std::string_view host, int64_t pid, int rank) {
   if (pid == 0 || rank < 0) return;
+  // Consecutive lines of one process say the same: only the first is looked up.
+  if (pid == last_pid_ && rank == last_process_rank_ && host == last_process_host_) return;
+  last_pid_ = pid;
+  last_process_rank_ = rank;
+  last_process_host_.assign(host);
   std::pair<std::string, int64_t> key{normalize_host(host), pid};
   if (auto it = process_ranks_.find(key); it != process_ranks_.end()) {
     it->second = rank;
@@ -106,11 +101,6 @@ std::vector<HostDirectory::Process> HostDirectory::processes() const {
   return out;
 }
 
-std::vector<std::string> HostDirectory::hosts() const {
-  std::vector<std::string> out;
-  for (const auto& [host, ranks] : host_ranks_) out.push_back(host);
-  return out;
-}
 
 std::string HostDirectory::host_of(std::string_view peer) const {
   std::string name = normalize_host(peer);
@@ -166,7 +156,7 @@ std::optional<UnsignalledProcess> process_not_signalled(const std::vector<rules:
     // Lines that name no host stand for the job's one host, when it has one.
     std::string where = host;
     if (where.empty()) {
-      if (process_hosts.size() != 1 || directory.hosts().size() > 1) continue;
+      if (process_hosts.size() != 1 || directory.host_count() > 1) continue;
       where = *process_hosts.begin();
     }
     std::vector<HostDirectory::Process> unsignalled;

@@ -36,8 +36,7 @@ class HostDirectory {
   };
 
   // One line of the job: its host and rank (from prefixes or the line's pid; empty / -1 when
-  // unknown) and text. A text that starts with NCCL's `host:pid:tid` prefix also maps that
-  // process to the rank.
+  // unknown) and text.
   void observe(std::string_view host, int rank, std::string_view text);
   // Adds what the findings show (their host and rank, and the rank of their process).
   void observe(const std::vector<rules::Finding>& findings);
@@ -46,8 +45,8 @@ class HostDirectory {
 
   // The processes whose rank is known, by host then pid.
   std::vector<Process> processes() const;
-  // The normalized hosts that ranks were seen on.
-  std::vector<std::string> hosts() const;
+  // How many hosts ranks were seen on.
+  size_t host_count() const { return host_ranks_.size(); }
 
   // The ranks seen on the host that `peer` (a host name or an address) names; empty when unknown.
   std::vector<int> ranks_of(std::string_view peer) const;
@@ -60,7 +59,9 @@ class HostDirectory {
   std::map<std::pair<std::string, int64_t>, int> process_ranks_;    // (normalized host, pid) -> rank
   std::string last_host_;
   int last_rank_ = -1;
+  std::string last_process_host_;
   int64_t last_pid_ = 0;
+  int last_process_rank_ = -1;
 };
 
 // One peer that NCCL lines blame, resolved to a host and the ranks the logs show on it.

@@ -6,6 +6,8 @@
 #include <array>
 #include <optional>
 
+#include "base/text.hpp"
+
 namespace faultline::report {
 namespace {
 
@@ -38,10 +40,6 @@ const Patterns& patterns() {
   return compiled;
 }
 
-bool is_word(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool is_name(char c) { return is_word(c) || c == '-' || c == '.'; }
 

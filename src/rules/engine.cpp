@@ -218,14 +218,8 @@ std::optional<std::vector<const Rule*>> Engine::event_candidates(std::string_vie
   const SparseScreen* screen = prebuilt_screen();
   if (!screen && sparse_screen_built()) screen = sparse_screen();
   if (!screen) return std::nullopt;
-  thread_local std::unique_ptr<LiteralScreen::Scratch> scratch;
-  thread_local uint64_t scratch_screen = 0;  // LiteralScreen::id() of the screen it was made for
-  if (scratch_screen != screen->screen->id()) {
-    scratch = screen->screen->make_scratch();
-    scratch_screen = screen->screen->id();
-  }
   thread_local std::vector<LiteralScreen::Hit> hits;
-  if (!screen->screen->scan(text, *scratch, hits)) return std::nullopt;
+  if (!screen->screen->scan(text, hits)) return std::nullopt;
   std::vector<const Rule*> candidates;
   for (const auto& hit : hits) {
     const auto& rules = screen->event_rules[hit.literal];
@@ -283,54 +277,29 @@ const Engine::SparseScreen* Engine::prebuilt_screen() const {
   std::call_once(prebuilt_once_, [this] {
     if (prebuilt_bytes_.empty()) return;
     auto prebuilt = load_prebuilt_screen(prebuilt_bytes_, all_rules_);
-    if (!prebuilt) return;
-    prebuilt_plan_ = prebuilt->plan;
-    if (!prebuilt->screen || !prebuilt->screen->available()) return;
-    prebuilt_ = std::make_unique<SparseScreen>(SparseScreen{std::move(prebuilt->screen), std::move(prebuilt->plan.roles),
-                                                            std::move(prebuilt->plan.rules),
-                                                            std::move(prebuilt->plan.event_rules)});
+    if (prebuilt) prebuilt_ = std::make_unique<SparseScreen>(std::move(*prebuilt));
   });
-  return prebuilt_.get();
+  return prebuilt_ && prebuilt_->screen && prebuilt_->screen->available() ? prebuilt_.get() : nullptr;
 }
 
 // Builds the screen into sparse_, once: by the caller that moved sparse_state_ to kBuilding.
 void Engine::build_sparse_screen(std::string_view sample) const {
-  // Published however the build ends (an exception too), so that no thread waits forever.
-  struct Publish {
-    const Engine& engine;
-    ~Publish() {
-      {
-        std::lock_guard lock(engine.sparse_mutex_);
-        engine.sparse_state_.store(kBuilt, std::memory_order_release);
-      }
-      engine.sparse_built_.notify_all();
-    }
-  } publish{*this};
   prebuilt_screen();  // its plan spares planning afresh
-  std::optional<ScreenPlan> plan = prebuilt_plan_ ? prebuilt_plan_ : plan_screen(all_rules_);
+  std::optional<ScreenPlan> plan = prebuilt_ ? std::optional<ScreenPlan>(*prebuilt_) : plan_screen(all_rules_);
   if (plan) {  // else a pattern no literal screens: every line is read
     auto screen = std::make_unique<LiteralScreen>(plan->literals, sample);
-    if (screen->available()) {
-      sparse_ = std::make_unique<SparseScreen>(
-          SparseScreen{std::move(screen), std::move(plan->roles), std::move(plan->rules), std::move(plan->event_rules)});
-    }
+    if (screen->available()) sparse_ = std::make_unique<SparseScreen>(SparseScreen{std::move(*plan), std::move(screen)});
   }
+  sparse_state_.store(kBuilt, std::memory_order_release);
 }
 
-const Engine::SparseScreen* Engine::sparse_screen_if_free(std::string_view sample) const {
+const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const {
   int state = sparse_state_.load(std::memory_order_acquire);
   if (state == kUnbuilt && sparse_state_.compare_exchange_strong(state, kBuilding, std::memory_order_acq_rel)) {
     build_sparse_screen(sample);
     state = kBuilt;
   }
   return state == kBuilt ? sparse_.get() : nullptr;
-}
-
-const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const {
-  if (const SparseScreen* screen = sparse_screen_if_free(sample); screen || sparse_screen_built()) return screen;
-  std::unique_lock lock(sparse_mutex_);
-  sparse_built_.wait(lock, [this] { return sparse_state_.load(std::memory_order_acquire) == kBuilt; });
-  return sparse_.get();
 }
 
 Engine::BlockScreen Engine::screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -58,18 +57,10 @@ class Engine {
   // escape introducers (a block holding one is read in full). Built on first use, then shared;
   // null when the build has no Hyperscan or a pattern has no such words (then every line is
   // read). The first caller's `sample`, text like the text to come, lets the screen look for
-  // fewer strings (LiteralScreen); it changes only the speed.
-  struct SparseScreen {
-    using Role = ScreenPlan::Role;
-    std::unique_ptr<LiteralScreen> screen;
-    std::vector<Role> roles;                       // by literal
-    std::vector<std::vector<const Rule*>> rules;   // by literal: the line rules it may let match
-    std::vector<std::vector<const Rule*>> event_rules;  // by literal: the message and event rules
-  };
+  // fewer strings (LiteralScreen); it changes only the speed. Null, too, while another thread
+  // builds it: a job of a scan then reads on with prebuilt_screen().
+  using SparseScreen = PlannedScreen;
   const SparseScreen* sparse_screen(std::string_view sample = {}) const;
-  // The same, but null rather than waiting while another thread builds it (a job of a scan then
-  // reads on with prebuilt_screen()).
-  const SparseScreen* sparse_screen_if_free(std::string_view sample) const;
   // Whether the screen was built already: then sparse_screen() costs nothing.
   bool sparse_screen_built() const { return sparse_state_.load(std::memory_order_acquire) == kBuilt; }
   // The same screen looking for each literal itself, when the build made it for these rules
@@ -98,13 +89,10 @@ class Engine {
   mutable std::unique_ptr<LineScreen> line_screen_;
   std::string_view prebuilt_bytes_;
   mutable std::once_flag prebuilt_once_;
-  mutable std::optional<ScreenPlan> prebuilt_plan_;
-  mutable std::unique_ptr<SparseScreen> prebuilt_;
+  mutable std::unique_ptr<SparseScreen> prebuilt_;  // its plan, even where its database does not load
   void build_sparse_screen(std::string_view sample) const;
   enum SparseState : int { kUnbuilt, kBuilding, kBuilt };
   mutable std::atomic<int> sparse_state_{kUnbuilt};
-  mutable std::mutex sparse_mutex_;  // with sparse_built_: waiting for the thread that builds it
-  mutable std::condition_variable sparse_built_;
   mutable std::unique_ptr<SparseScreen> sparse_;
 };
 

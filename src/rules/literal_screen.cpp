@@ -183,8 +183,6 @@ std::vector<LiteralScreen::Anchor> LiteralScreen::choose_anchors(const std::vect
 
 #ifdef FAULTLINE_HAVE_HYPERSCAN
 
-LiteralScreen::Scratch::~Scratch() { hs_free_scratch(static_cast<hs_scratch_t*>(scratch_)); }
-
 LiteralScreen::LiteralScreen(const std::vector<Literal>& literals, std::string_view sample) : literals_(literals) {
   if (literals.empty()) {
     error_ = "no literals";
@@ -243,17 +241,6 @@ std::unique_ptr<LiteralScreen> LiteralScreen::deserialize(const std::vector<Lite
   return screen;
 }
 
-std::unique_ptr<LiteralScreen::Scratch> LiteralScreen::make_scratch() const {
-  std::unique_ptr<Scratch> scratch(new Scratch());
-  if (database_) {
-    hs_scratch_t* allocated = nullptr;
-    if (hs_alloc_scratch(static_cast<const hs_database_t*>(database_), &allocated) == HS_SUCCESS) {
-      scratch->scratch_ = allocated;
-    }
-  }
-  return scratch;
-}
-
 namespace {
 
 struct ScanContext {
@@ -290,26 +277,41 @@ int on_anchor(unsigned int id, unsigned long long, unsigned long long to, unsign
   return 0;
 }
 
+// This thread's Hyperscan working memory, grown to serve each database it scans with: a thread
+// goes back and forth between screens (the prebuilt one for events, the sampled one for blocks).
+hs_scratch_t* thread_scratch(const hs_database_t* database, uint64_t screen_id) {
+  struct Scratch {
+    hs_scratch_t* memory = nullptr;
+    std::vector<uint64_t> serves;  // the ids of the screens it is large enough for
+    ~Scratch() { hs_free_scratch(memory); }
+  };
+  thread_local Scratch scratch;
+  if (std::find(scratch.serves.begin(), scratch.serves.end(), screen_id) != scratch.serves.end()) return scratch.memory;
+  if (hs_alloc_scratch(database, &scratch.memory) != HS_SUCCESS) return nullptr;
+  if (scratch.serves.size() == 64) scratch.serves.clear();  // screens come and go in tests
+  scratch.serves.push_back(screen_id);
+  return scratch.memory;
+}
+
 }  // namespace
 
-bool LiteralScreen::scan(std::string_view block, Scratch& scratch, std::vector<Hit>& hits) const {
+bool LiteralScreen::scan(std::string_view block, std::vector<Hit>& hits) const {
   hits.clear();
-  if (!database_ || !scratch.scratch_ || block.size() >= (uint64_t{1} << 32)) return false;
+  if (!database_ || block.size() >= (uint64_t{1} << 32)) return false;
+  auto* database = static_cast<const hs_database_t*>(database_);
+  hs_scratch_t* scratch = thread_scratch(database, id_);
+  if (!scratch) return false;
   ScanContext context{anchors_, literals_, block, hits};
-  return hs_scan(static_cast<const hs_database_t*>(database_), block.data(), static_cast<unsigned>(block.size()), 0,
-                 static_cast<hs_scratch_t*>(scratch.scratch_), on_anchor, &context) == HS_SUCCESS;
+  return hs_scan(database, block.data(), static_cast<unsigned>(block.size()), 0, scratch, on_anchor, &context) ==
+         HS_SUCCESS;
 }
 
 #else
 
-LiteralScreen::Scratch::~Scratch() = default;
 LiteralScreen::LiteralScreen(const std::vector<Literal>& literals, std::string_view)
     : literals_(literals), error_("built without Hyperscan") {}
 LiteralScreen::~LiteralScreen() = default;
-std::unique_ptr<LiteralScreen::Scratch> LiteralScreen::make_scratch() const {
-  return std::unique_ptr<Scratch>(new Scratch());
-}
-bool LiteralScreen::scan(std::string_view, Scratch&, std::vector<Hit>& hits) const {
+bool LiteralScreen::scan(std::string_view, std::vector<Hit>& hits) const {
   hits.clear();
   return false;
 }

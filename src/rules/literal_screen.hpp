@@ -11,7 +11,7 @@
 // changes the speed, never the result.
 //
 // Compile once, scan many: the screen is immutable and shared by threads; each thread scans
-// with its own Scratch.
+// with Hyperscan working memory of its own.
 #pragma once
 
 #include <cstdint>
@@ -32,19 +32,6 @@ class LiteralScreen {
     uint32_t end;      // offset just past the literal's last byte in the block
     uint32_t literal;  // index into the literals given to the constructor
   };
-  // Per-thread working memory for scan().
-  class Scratch {
-   public:
-    ~Scratch();
-    Scratch(const Scratch&) = delete;
-    Scratch& operator=(const Scratch&) = delete;
-
-   private:
-    friend class LiteralScreen;
-    Scratch() = default;
-    void* scratch_ = nullptr;
-  };
-
   // Without a sample, every literal is its own anchor.
   explicit LiteralScreen(const std::vector<Literal>& literals, std::string_view sample = {});
   ~LiteralScreen();
@@ -56,14 +43,9 @@ class LiteralScreen {
   const std::string& error() const { return error_; }
   // How many strings the screen looks for.
   size_t anchor_count() const { return anchors_.size(); }
-  // Unique among the screens of this process, so that a thread can tell which one its scratch
-  // was made for.
-  uint64_t id() const { return id_; }
-
-  std::unique_ptr<Scratch> make_scratch() const;
   // Every occurrence of every literal in `block` (under 4 GiB), in no particular order.
   // False when the scan failed: the caller must then treat every line as a candidate.
-  bool scan(std::string_view block, Scratch& scratch, std::vector<Hit>& hits) const;
+  bool scan(std::string_view block, std::vector<Hit>& hits) const;
 
   // A literal that an anchor stands for, `offset` bytes into it.
   struct Member {
@@ -93,7 +75,7 @@ class LiteralScreen {
   std::vector<Literal> literals_;
   void* database_ = nullptr;
   std::string error_;
-  uint64_t id_ = next_id();
+  uint64_t id_ = next_id();  // unique in the process: which screens a thread's scratch serves
   static uint64_t next_id();
 };
 

@@ -182,7 +182,7 @@ std::string prebuild_screen(const std::vector<const Rule*>& rules) {
   return out;
 }
 
-std::optional<PrebuiltScreen> load_prebuilt_screen(std::string_view bytes, const std::vector<const Rule*>& rules) {
+std::optional<PlannedScreen> load_prebuilt_screen(std::string_view bytes, const std::vector<const Rule*>& rules) {
   if (!bytes.starts_with(kMagic)) return std::nullopt;
   Reader in(bytes.substr(kMagic.size()));
   uint32_t format = 0;
@@ -191,8 +191,8 @@ std::optional<PrebuiltScreen> load_prebuilt_screen(std::string_view bytes, const
   if (!in.get(format) || format != kFormat || !in.get(made_from) || made_from != fingerprint(rules) || !in.get(count)) {
     return std::nullopt;
   }
-  PrebuiltScreen prebuilt;
-  ScreenPlan& plan = prebuilt.plan;
+  PlannedScreen prebuilt;
+  ScreenPlan& plan = prebuilt;
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t length = 0;
     std::string_view text;

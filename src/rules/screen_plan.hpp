@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,11 +38,11 @@ std::optional<ScreenPlan> plan_screen(const std::vector<const Rule*>& rules);
 // rules cannot be planned or the build has no Hyperscan.
 std::string prebuild_screen(const std::vector<const Rule*>& rules);
 
-struct PrebuiltScreen {
-  ScreenPlan plan;
-  std::unique_ptr<LiteralScreen> screen;  // null when the database does not load here
+// A plan with the screen of its literals.
+struct PlannedScreen : ScreenPlan {
+  std::unique_ptr<LiteralScreen> screen;  // null when a prebuilt database does not load here
 };
 // nullopt when `bytes` were made from other rules, or are not a prebuilt screen at all.
-std::optional<PrebuiltScreen> load_prebuilt_screen(std::string_view bytes, const std::vector<const Rule*>& rules);
+std::optional<PlannedScreen> load_prebuilt_screen(std::string_view bytes, const std::vector<const Rule*>& rules);
 
 }  // namespace faultline::rules

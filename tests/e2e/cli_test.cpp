@@ -4,10 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 
 #include "report_reader.hpp"
 #include "run_binary.hpp"
@@ -240,20 +238,7 @@ TEST_CASE("docs/rules holds the current entries of every shipped rule") {
 
 namespace {
 
-// Runs a shell command, returning its exit status and stdout.
-std::pair<int, std::string> shell(const std::string& command) {
-  std::string output;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return {-1, output};
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
-std::string key_case_log() {
-  return (fs::path(source_dir()) / "corpus" / "001-torchrun-rank-vllm-heads-32-tp6-rank3" / "log.txt").string();
-}
+std::string key_case_log() { return corpus_log("001-torchrun-rank-vllm-heads-32-tp6-rank3"); }
 
 }  // namespace
 

@@ -62,4 +62,18 @@ RunResult run_faultline(const std::vector<std::string>& arguments, const std::st
   return result;
 }
 
+std::string corpus_log(const std::string& name) {
+  return (std::filesystem::path(source_dir()) / "corpus" / name / "log.txt").string();
+}
+
+std::pair<int, std::string> shell(const std::string& command) {
+  std::string output;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return {-1, output};
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
 }  // namespace faultline::testing

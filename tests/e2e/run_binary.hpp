@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace faultline::testing {
@@ -18,5 +19,10 @@ RunResult run_faultline(const std::vector<std::string>& arguments, const std::st
 
 std::string source_dir();
 std::string binary_dir();
+
+// The log of corpus case `name` (a folder of corpus/).
+std::string corpus_log(const std::string& name);
+// Runs a shell command; returns its exit status (-1 when it did not exit normally) and stdout.
+std::pair<int, std::string> shell(const std::string& command);
 
 }  // namespace faultline::testing

@@ -1,4 +1,4 @@
-// A scratch folder for one end-to-end test, removed when the test ends.
+// A scratch folder for one test (end-to-end or unit), removed when the test ends.
 #pragma once
 
 #include <unistd.h>

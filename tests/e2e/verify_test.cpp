@@ -1,46 +1,30 @@
 // `faultline diagnose --verify`: the diagnosis' verify command, run and reported, as a user
 // meets it on the key corpus case and on rules whose verify faultline cannot run itself.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "run_binary.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
 using namespace faultline::testing;
 
 namespace {
 
-std::string corpus_log(const std::string& name) {
-  return (fs::path(source_dir()) / "corpus" / name / "log.txt").string();
-}
-
 const std::string kKeyCase = "001-torchrun-rank-vllm-heads-32-tp6-rank3";
 
-// A folder of user rules replacing the shipped vLLM heads rule with one whose verify is `verify`.
-struct RulePack {
-  explicit RulePack(const std::string& verify)
-      : path(fs::temp_directory_path() /
-             ("faultline-verify-" + std::to_string(::getpid()) + "-" + std::to_string(counter++))) {
-    fs::create_directories(path);
-    std::ofstream(path / "override.yaml")
-        << "rules:\n"
-           "  - id: tp.heads_not_divisible.vllm\n"
-           "    cause: tp.heads_not_divisible\n"
-           "    title: Attention heads not divisible by the tensor-parallel size\n"
-           "    match: 'attention heads \\((?P<heads>\\d+)\\) must be divisible by tensor parallel size "
-           "\\((?P<tp>\\d+)\\)'\n"
-           "    verify: '"
-        << verify << "'\n";
-  }
-  ~RulePack() { fs::remove_all(path); }
-  static inline int counter = 0;
-  fs::path path;
-};
+// A rule pack replacing the shipped vLLM heads rule with one whose verify is `verify`.
+std::string override_pack(const std::string& verify) {
+  return "rules:\n"
+         "  - id: tp.heads_not_divisible.vllm\n"
+         "    cause: tp.heads_not_divisible\n"
+         "    title: Attention heads not divisible by the tensor-parallel size\n"
+         "    match: 'attention heads \\((?P<heads>\\d+)\\) must be divisible by tensor parallel size "
+         "\\((?P<tp>\\d+)\\)'\n"
+         "    verify: '" +
+         verify + "'\n";
+}
 
 }  // namespace
 
@@ -79,19 +63,11 @@ TEST_CASE("diagnose --verify puts a verification object in the JSON diagnosis") 
     MESSAGE("schema check skipped: run `npm install` in tests/schema (tools/test.sh does)");
     return;
   }
-  fs::path file = fs::temp_directory_path() / ("faultline-verify-" + std::to_string(::getpid()) + ".json");
-  std::ofstream(file) << run.out;
-  std::string command = "node " + (validator / "validate-report.js").string() + " " + file.string() + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe);
-  std::string output;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = ::pclose(pipe);
-  fs::remove(file);
+  Scratch scratch;
+  std::string file = scratch.write("verify.json", run.out);
+  auto [status, output] = shell("node " + (validator / "validate-report.js").string() + " " + file + " 2>&1");
   INFO(output);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(status == 0);
 }
 
 TEST_CASE("diagnose --verify says it cannot run a verify command that is not faultline's") {
@@ -114,18 +90,20 @@ TEST_CASE("diagnose --verify says it cannot run a verify command that is not fau
 }
 
 TEST_CASE("diagnose --verify keeps the diagnosis' exit code when the verify command fails") {
-  RulePack rules("faultline preflight --heads {heads} --tp {tp}");
+  Scratch rules;
+  rules.write("override.yaml", override_pack("faultline preflight --heads {heads} --tp {tp}"));
   RunResult run = run_faultline(
-      {"diagnose", "--verify", "--color", "never", "--rules", rules.path.string(), corpus_log(kKeyCase)});
+      {"diagnose", "--verify", "--color", "never", "--rules", rules.path(), corpus_log(kKeyCase)});
   CHECK(run.exit_code == 1);
   CHECK(run.out.find("\nverify: faultline preflight --heads 32 --tp 6\n") != std::string::npos);
   CHECK(run.out.find("\nverify failed (exit code 1)\n") != std::string::npos);
 }
 
 TEST_CASE("diagnose --verify says plainly when the verify command's config file is not here") {
-  RulePack rules("faultline preflight --config no-such-model/config.json --tp {tp}");
+  Scratch rules;
+  rules.write("override.yaml", override_pack("faultline preflight --config no-such-model/config.json --tp {tp}"));
   RunResult run = run_faultline(
-      {"diagnose", "--verify", "--color", "never", "--rules", rules.path.string(), corpus_log(kKeyCase)});
+      {"diagnose", "--verify", "--color", "never", "--rules", rules.path(), corpus_log(kKeyCase)});
   CHECK(run.exit_code == 1);
   CHECK(run.out.find("\n  the command reads 'no-such-model/config.json', which is not here: run it where the "
                      "model's config.json is") != std::string::npos);

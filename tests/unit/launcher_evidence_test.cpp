@@ -8,17 +8,11 @@
 #include <algorithm>
 #include <string>
 
-#include "cli/pipeline.hpp"
 #include "pipeline_helpers.hpp"
-#include "rules/rule_set.hpp"
 
+using faultline::testing::diagnose_log;
 
 namespace {
-
-
-faultline::correlate::JobAnalysis diagnose(const std::string& log) {
-  return faultline::testing::diagnose_log(log, "job");
-}
 
 std::string watchdog(int rank, int second) {
   return "[rank" + std::to_string(rank) + "]:[E611 14:3" + std::to_string(second / 10) + ":0" + std::to_string(second % 10) +
@@ -66,7 +60,7 @@ TEST_CASE("a Root Cause block that names a victim loses to the rank that raised 
                     "capacity of 79.15 GiB of which 1.12 GiB is free. Process 140283 has 78.02 GiB memory in use.\n";
   for (int rank : {0, 1, 3}) log += watchdog(rank, 6);
   log += kSummary;
-  auto analysis = diagnose(log);
+  auto analysis = diagnose_log(log);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->cause == "cuda.oom");
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
@@ -82,7 +76,7 @@ TEST_CASE("a Root Cause block that names a victim loses to the watchdog fields")
   std::string log = kSteps;
   for (int rank : {0, 1, 3}) log += watchdog(rank, 6);
   log += kSummary;
-  auto analysis = diagnose(log);
+  auto analysis = diagnose_log(log);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->cause == "nccl.watchdog_timeout");
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
@@ -106,7 +100,7 @@ TEST_CASE("the worker left out of torchrun's SIGTERM list is the one that exited
     log += "W0611 14:19:47.913000 140207 torch/distributed/elastic/multiprocessing/api.py:897] Sending process " +
            std::to_string(pid) + " closing signal SIGTERM\n";
   }
-  auto analysis = diagnose(log);
+  auto analysis = diagnose_log(log);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->cause == "nccl.remote_rank_failed");
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));

@@ -5,13 +5,12 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <unistd.h>
 #include <span>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../e2e/scratch.hpp"
 #include "ingest/byte_source.hpp"
 #include "ingest/line_reader.hpp"
 #include "ingest/mapped_file.hpp"
@@ -274,52 +273,36 @@ TEST_CASE("a NUL byte past the first 64 KiB does not stop reading") {
   CHECK(result.lines.back().first == std::string("ij\0k", 4));
 }
 
-namespace {
-
-// A log of `size` bytes in the temporary folder, removed when it goes out of scope.
-struct ScratchLog {
-  std::filesystem::path path;
-  std::string line = "[rank0]: iteration 1 | lm loss: 2.31 | grad norm: 0.9\n";
-  explicit ScratchLog(uint64_t size)
-      : path(std::filesystem::temp_directory_path() /
-             ("faultline-line-reader-" + std::to_string(::getpid()) + "-" + std::to_string(size) + ".log")) {
-    std::ofstream out(path, std::ios::binary);
-    for (uint64_t written = 0; written < size; written += line.size()) out << line;
-  }
-  ~ScratchLog() {
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);
-  }
-};
-
-}  // namespace
-
 TEST_CASE("a mapped log that shrinks while it is read is reported, not a crash") {
-  ScratchLog log(4 * faultline::ingest::MappedFile::kMapFrom);
+  const std::string line = "[rank0]: iteration 1 | lm loss: 2.31 | grad norm: 0.9\n";
+  std::string text;
+  while (text.size() < 4 * faultline::ingest::MappedFile::kMapFrom) text += line;
+  faultline::testing::Scratch scratch;
+  const std::string path = scratch.write("shrinks.log", text);
   const std::string reason = "the file could not be read to its end (it shrank from ";
 
   SUBCASE("read as views of the mapping") {
-    auto source = faultline::ingest::open_file(log.path.string());
+    auto source = faultline::ingest::open_file(path);
     REQUIRE(source);
     REQUIRE_FALSE((*source)->in_memory().empty());  // mapped
     LineReader reader(**source, 0);
     Record record;
     REQUIRE(reader.next(record));
-    CHECK(std::string(record.text) + "\n" == log.line);
-    std::filesystem::resize_file(log.path, 4096);  // as copytruncate would, while the log is read
+    CHECK(std::string(record.text) + "\n" == line);
+    std::filesystem::resize_file(path, 4096);  // as copytruncate would, while the log is read
     uint64_t real_lines = 1;
     while (reader.next(record)) real_lines += record.text.find('\0') == std::string_view::npos;
-    CHECK(real_lines >= 4096 / log.line.size());
-    CHECK(real_lines <= 4096 / log.line.size() + 1);  // the rest read as zeros, not as the old text
+    CHECK(real_lines >= 4096 / line.size());
+    CHECK(real_lines <= 4096 / line.size() + 1);  // the rest read as zeros, not as the old text
     REQUIRE_FALSE(reader.status());
     CHECK(reader.status().message().find(reason) == 0);
   }
   SUBCASE("copied out of the mapping, as archives and compressed files are") {
-    auto source = faultline::ingest::open_file(log.path.string());
+    auto source = faultline::ingest::open_file(path);
     REQUIRE(source);
     std::vector<char> buffer(65536);
     REQUIRE((*source)->read(buffer));
-    std::filesystem::resize_file(log.path, 4096);
+    std::filesystem::resize_file(path, 4096);
     faultline::Result<size_t> n = size_t{0};
     do {
       n = (*source)->read(buffer);

@@ -15,13 +15,12 @@ using faultline::rules::LiteralScreen;
 namespace {
 
 std::vector<std::pair<uint32_t, uint32_t>> hits_of(const LiteralScreen& screen, std::string_view text) {
-  auto scratch = screen.make_scratch();
   std::vector<LiteralScreen::Hit> hits;
   std::vector<std::pair<uint32_t, uint32_t>> all;
   constexpr size_t kBlock = 64 << 10;
   for (size_t offset = 0; offset < text.size(); offset += kBlock) {
     std::string_view block = text.substr(offset, kBlock);
-    REQUIRE(screen.scan(block, *scratch, hits));
+    REQUIRE(screen.scan(block, hits));
     for (const auto& hit : hits) all.emplace_back(static_cast<uint32_t>(offset) + hit.end, hit.literal);
   }
   std::sort(all.begin(), all.end());

@@ -14,9 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/pipeline.hpp"
 #include "pipeline_helpers.hpp"
-#include "rules/rule_set.hpp"
 
 
 namespace {

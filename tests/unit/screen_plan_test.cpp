@@ -23,9 +23,8 @@ const RuleSet& shipped() {
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> hits_of(const LiteralScreen& screen, std::string_view text) {
-  auto scratch = screen.make_scratch();
   std::vector<LiteralScreen::Hit> hits;
-  REQUIRE(screen.scan(text, *scratch, hits));
+  REQUIRE(screen.scan(text, hits));
   std::vector<std::pair<uint32_t, uint32_t>> out;
   for (const auto& hit : hits) out.emplace_back(hit.end, hit.literal);
   std::sort(out.begin(), out.end());
@@ -45,13 +44,13 @@ TEST_CASE("a prebuilt screen loads as the plan made afresh, and finds the same l
   }
   auto loaded = load_prebuilt_screen(bytes, rules);
   REQUIRE(loaded);
-  CHECK(loaded->plan.roles == plan->roles);
-  CHECK(loaded->plan.rules == plan->rules);
-  CHECK(loaded->plan.event_rules == plan->event_rules);
-  REQUIRE(loaded->plan.literals.size() == plan->literals.size());
+  CHECK(loaded->roles == plan->roles);
+  CHECK(loaded->rules == plan->rules);
+  CHECK(loaded->event_rules == plan->event_rules);
+  REQUIRE(loaded->literals.size() == plan->literals.size());
   for (size_t i = 0; i < plan->literals.size(); ++i) {
-    CHECK(loaded->plan.literals[i].text == plan->literals[i].text);
-    CHECK(loaded->plan.literals[i].caseless == plan->literals[i].caseless);
+    CHECK(loaded->literals[i].text == plan->literals[i].text);
+    CHECK(loaded->literals[i].caseless == plan->literals[i].caseless);
   }
   REQUIRE(loaded->screen);
   REQUIRE(loaded->screen->available());

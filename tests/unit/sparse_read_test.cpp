@@ -3,9 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include "../e2e/scratch.hpp"
 #include "cli/pipeline.hpp"
 #include "ingest/inputs.hpp"
 #include "ingest/line_reader.hpp"
@@ -140,13 +140,8 @@ TEST_CASE("a sparse read parses few lines and still dates an untimed traceback b
            "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, "
            "NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n";
   }
-  fs::path file = fs::temp_directory_path() / "faultline-sparse-read-test.log";
-  {
-    std::ofstream out(file, std::ios::binary);
-    out << log;
-  }
-  Reads reads = read_both_ways({file.string()});
-  fs::remove(file);
+  faultline::testing::Scratch scratch;
+  Reads reads = read_both_ways({scratch.write("steps.log", log)});
   CHECK(reads.sparse == reads.full);
   CHECK(reads.sparse_prebuilt == reads.full);
   CHECK(reads.full.find("diagnosis tp.heads_not_divisible rank 5") != std::string::npos);
@@ -178,17 +173,13 @@ TEST_CASE("a sparse read of a large log whose last line has no newline reads tha
   log += "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered";
   REQUIRE(log.size() > 3 * faultline::ingest::LineReader::kBlockBytes);
   REQUIRE(log.size() > faultline::ingest::MappedFile::kMapFrom);  // read as views of a mapping
-  fs::path file = fs::temp_directory_path() / "faultline-sparse-read-last-line.log";
-  {
-    std::ofstream out(file, std::ios::binary);
-    out << log;
-  }
+  faultline::testing::Scratch scratch;
+  std::string file = scratch.write("last-line.log", log);
   // An engine of its own, whose screen the sparse read builds from this log's first block, so
   // that it looks for anchors rather than for each literal.
   static const RuleSet rules = RuleSet::shipped();
   Engine fresh(rules);
-  Reads reads = read_both_ways({file.string()}, fresh);
-  fs::remove(file);
+  Reads reads = read_both_ways({file}, fresh);
   JobRunner copying(fresh);
   copying.set_dense_head_bytes(0);
   copying.set_sampled_screen_bytes(0);
