@@ -13,6 +13,8 @@
 namespace faultline::correlate {
 namespace {
 
+constexpr std::string_view kUnrecognisedCause = "unrecognised";
+
 using rules::Finding;
 using rules::Role;
 
@@ -41,11 +43,33 @@ void sort_by_first_seen(std::vector<const Finding*>& findings, const HostOffsets
   });
 }
 
+bool is_unrecognised(const Finding& finding) { return finding.rule->cause == kUnrecognisedCause; }
+
+std::string string_fact(const Facts& facts, std::string_view name) {
+  const Value* value = find_fact(facts, name);
+  if (!value) return "";
+  if (const auto* text = std::get_if<std::string>(value)) return *text;
+  return to_display(*value);
+}
+
+// An error no rule knows is told apart by its template, not by the text the rule matched.
+std::string template_of(const Finding& finding) {
+  if (!is_unrecognised(finding)) return "";
+  const Facts& facts = finding.facts;
+  return failure_template(string_fact(facts, "exception"), string_fact(facts, "message"),
+                          string_fact(facts, "frame_file"), string_fact(facts, "frame_function"));
+}
+
+std::string print_of(const Finding& finding) {
+  return is_unrecognised(finding) ? fingerprint(finding.rule->cause, template_of(finding))
+                                  : fingerprint(finding.rule->cause, finding.matched);
+}
+
 std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered, const HostOffsets& offsets = {}) {
   std::vector<FindingGroup> groups;
   std::map<std::pair<std::string, std::string>, size_t> index;  // (rule id, fingerprint)
   for (const Finding* finding : ordered) {
-    std::string print = fingerprint(finding->rule->cause, finding->matched);
+    std::string print = print_of(*finding);
     auto [slot, inserted] = index.try_emplace({finding->rule->id, print}, groups.size());
     if (inserted) {
       FindingGroup group;
@@ -57,6 +81,7 @@ std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered, const
       group.first_rank = finding->rank;
       group.facts = finding->facts;
       group.message = finding->matched;
+      group.failure_template = template_of(*finding);
       groups.push_back(std::move(group));
     }
     FindingGroup& group = groups[slot->second];
@@ -273,6 +298,7 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
   diagnosis.cause = rule.cause;
   diagnosis.title = rule.title;
   diagnosis.fingerprint = group.fingerprint;
+  diagnosis.failure_template = group.failure_template;
   diagnosis.first_seen = group.first_time;
   diagnosis.facts = group.facts;
   if (rule.explain) {
@@ -284,7 +310,9 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
   if (rule.verify) diagnosis.verify = rule.verify->render(group.facts).value_or("");
 
   double confidence = 0.5;
-  if (rule.role == Role::kRootCause) {
+  if (rule.cause == kUnrecognisedCause) {
+    diagnosis.reasons.push_back("no rule knows this error; " + rule.id + " reports it as it stands");
+  } else if (rule.role == Role::kRootCause) {
     confidence += 0.3;
     diagnosis.reasons.push_back("matched root-cause rule " + rule.id);
   } else {
@@ -493,7 +521,7 @@ JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> find
   // Findings a healthy run of the same job shows too are set aside before anything else.
   std::vector<Finding> known;
   if (!baseline.empty()) {
-    auto in_baseline = [&](const Finding& f) { return baseline.contains(fingerprint(f.rule->cause, f.matched)); };
+    auto in_baseline = [&](const Finding& f) { return baseline.contains(print_of(f)); };
     auto split = std::stable_partition(findings.begin(), findings.end(), [&](const Finding& f) { return !in_baseline(f); });
     known.assign(std::make_move_iterator(split), std::make_move_iterator(findings.end()));
     findings.erase(split, findings.end());
@@ -523,27 +551,50 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   analysis.coverage = measure_coverage(analysis.shape, findings);
   if (findings.empty()) return analysis;
 
-  std::vector<const Finding*> roots, symptoms;
+  // Three tiers: the root causes rules know; errors no rule knows; symptoms. An error no rule
+  // knows is passed by where another finding stands on its line (a line rule that knew it).
+  std::set<std::pair<uint32_t, uint64_t>> known_lines;
   for (const auto& finding : findings) {
-    (finding.rule->role == Role::kRootCause ? roots : symptoms).push_back(&finding);
+    if (is_unrecognised(finding)) continue;
+    for (const auto& evidence : finding.evidence) known_lines.emplace(evidence.source, evidence.line);
+  }
+  std::vector<const Finding*> roots, unknown, symptoms;
+  for (const auto& finding : findings) {
+    if (is_unrecognised(finding)) {
+      bool explained = std::any_of(finding.evidence.begin(), finding.evidence.end(), [&](const rules::Evidence& e) {
+        return known_lines.contains({e.source, e.line});
+      });
+      if (!explained) unknown.push_back(&finding);
+    } else {
+      (finding.rule->role == Role::kRootCause ? roots : symptoms).push_back(&finding);
+    }
   }
   HostOffsets offsets = estimate_host_offsets(findings);
   sort_by_first_seen(roots, offsets);
+  sort_by_first_seen(unknown, offsets);
   sort_by_first_seen(symptoms, offsets);
   auto root_groups = fold(roots, offsets);
+  auto unknown_groups = fold(unknown, offsets);
   auto symptom_groups = fold(symptoms, offsets);
+  if (root_groups.empty() && unknown_groups.empty() && symptom_groups.empty()) return analysis;
 
+  size_t known_root_groups = root_groups.size();
+  bool unknown_leads = root_groups.empty() && !unknown_groups.empty();
+  roots.insert(roots.end(), unknown.begin(), unknown.end());
+  root_groups.insert(root_groups.end(), std::make_move_iterator(unknown_groups.begin()),
+                     std::make_move_iterator(unknown_groups.end()));
   const auto& candidates = root_groups.empty() ? symptom_groups : root_groups;
   const auto& candidate_findings = root_groups.empty() ? symptoms : roots;
   const FindingGroup& chosen = candidates.front();
   std::vector<const Finding*> members;
   for (const Finding* finding : candidate_findings) {
-    if (finding->rule == chosen.rule && fingerprint(finding->rule->cause, finding->matched) == chosen.fingerprint) {
+    if (finding->rule == chosen.rule && print_of(*finding) == chosen.fingerprint) {
       members.push_back(finding);
     }
   }
   sort_by_first_seen(members, offsets);
-  analysis.diagnosis = diagnose(chosen, members, root_groups.size(), analysis.shape.ranks_seen, offsets, symptoms);
+  analysis.diagnosis = diagnose(chosen, members, unknown_leads ? root_groups.size() : known_root_groups,
+                                analysis.shape.ranks_seen, offsets, symptoms);
   if (!analysis.diagnosis->initiating_rank && chosen.ranks.empty()) {
     // The same failure often appears twice: a bare error line that names no rank, and a
     // relay of it (a watchdog, a launcher) that does. One rank named by the relays is it.

@@ -42,6 +42,7 @@ struct FindingGroup {
   std::vector<RankMark> marks;      // each rank's first report, earliest first
   std::string collateral_of;        // the diagnosis' cause, for symptoms that follow it
   bool in_baseline = false;         // a healthy run of the job shows it too
+  std::string failure_template;     // cause `unrecognised`: what it looks like (see fingerprint.hpp)
 };
 
 struct Diagnosis {
@@ -51,6 +52,7 @@ struct Diagnosis {
   double confidence = 0;
   std::vector<std::string> reasons;  // what the confidence rests on
   std::string fingerprint;
+  std::string failure_template;  // cause `unrecognised`: the error's template (fingerprint.hpp)
   std::optional<int> initiating_rank;
   Timestamp first_seen;
   Facts facts;

@@ -31,6 +31,12 @@ std::string render_rule_text(const rules::Rule& rule) {
     out += "unless:\n";
     for (const auto& pattern : rule.unless) out += "  " + pattern.text + "\n";
   }
+  if (!rule.frames.empty()) {
+    out += "in a traceback frame (the nearest decides):\n";
+    for (const auto& pattern : rule.frames) out += "  " + pattern.text + "\n";
+  }
+  for (const auto& pattern : rule.skip_frames) out += "passing frames: " + pattern.text + "\n";
+  if (rule.priority != 0) out += "priority: " + std::to_string(rule.priority) + "\n";
   if (rule.when) out += "when: " + rule.when->text() + "\n";
   for (const auto& [name, expression] : rule.derive) out += "derive: " + name + " = " + expression.text() + "\n";
   if (rule.explain) out += "\nexplain:\n  " + std::string(trim(rule.explain->source())) + "\n";
@@ -64,6 +70,12 @@ std::string render_rule_markdown(const rules::Rule& rule) {
     for (const auto& pattern : rule.unless) out += "    " + pattern.text + "\n";
     out += "\n";
   }
+  if (!rule.frames.empty()) {
+    out += "In the traceback frame nearest the exception that matches any of:\n\n";
+    for (const auto& pattern : rule.frames) out += "    " + pattern.text + "\n";
+    out += "\n";
+  }
+  if (rule.priority != 0) out += "Priority: " + std::to_string(rule.priority) + "\n\n";
   if (rule.when) out += "When: `" + rule.when->text() + "`\n\n";
   auto list = [&out](const char* heading, const std::vector<std::string>& items) {
     if (items.empty()) return;

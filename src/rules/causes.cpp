@@ -33,6 +33,12 @@ const std::vector<Cause>& known_causes() {
       {"cuda.no_device", "no CUDA device visible, or fewer than required"},
       {"dist.rendezvous_failure", "process-group initialisation / rendezvous / port in use / store timeout"},
       {"dist.host_oom_killed", "a process killed by the host (SIGKILL, exit code -9, OOM killer)"},
+      {"tp.sequence_not_divisible", "sequence (sequence parallel) or context-parallel / Ulysses dimension not divisible by the TP or CP size; fewer KV heads than CP ranks"},
+      {"pp.microbatches_insufficient", "fewer micro-batches than pipeline stages, or an interleaved schedule's micro-batch constraint broken; a pipeline split with fewer stages than ranks"},
+      {"nccl.nvls_fabric_failure", "NVSwitch / fabric manager / NVLS multicast not usable (nvls.cc failures, CUDA error 802 'system not yet initialized')"},
+      {"dist.worker_signal", "a worker died from a signal other than SIGKILL or SIGTERM (SIGSEGV, SIGBUS, SIGILL, SIGABRT) and no other cause in the logs explains it"},
+      {"io.storage_failure", "disk full, read-only or failing filesystem, NFS/object-store error, mostly at checkpoint save or load"},
+      {"unrecognised", "an error that no rule knows: a traceback's exception, a fatal signal or a failing exit that matches no cause above"},
   };
   return kCauses;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "parse/ansi.hpp"
 
 namespace faultline::rules {
@@ -51,26 +52,94 @@ struct Engine::LineScreen {
   bool block_compiled = false;
 };
 
-std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text) {
+namespace {
+
+// The frame's `FILE in FUNCTION`: what stays when code above it moves.
+std::string frame_site(std::string_view frame) {
+  std::string_view header = frame.substr(0, frame.find('\n'));
+  size_t file_begin = header.find('"');
+  size_t file_end = file_begin == std::string_view::npos ? file_begin : header.find('"', file_begin + 1);
+  size_t in = header.rfind(", in ");
+  if (file_end == std::string_view::npos || in == std::string_view::npos) return std::string(header);
+  std::string_view file = header.substr(file_begin + 1, file_end - file_begin - 1);
+  return std::string(file) + " in " + std::string(header.substr(in + 5));
+}
+
+bool captures_into(const Pattern& pattern, std::string_view text, Facts& facts, size_t* offset = nullptr,
+                   std::string_view* matched = nullptr) {
   re2::StringPiece input(text.data(), text.size());
-  for (const auto& pattern : rule.match) {
-    const RE2& regex = pattern.regex();
-    thread_local std::vector<re2::StringPiece> groups;
-    groups.assign(static_cast<size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
-    if (!regex.Match(input, 0, input.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()))) {
-      continue;
+  const RE2& regex = pattern.regex();
+  thread_local std::vector<re2::StringPiece> groups;
+  groups.assign(static_cast<size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
+  if (!regex.Match(input, 0, input.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()))) {
+    return false;
+  }
+  if (offset) *offset = static_cast<size_t>(groups[0].data() - input.data());
+  if (matched) *matched = std::string_view(groups[0].data(), groups[0].size());
+  for (const auto& [name, index] : pattern.captures) {
+    const auto& group = groups[static_cast<size_t>(index)];
+    if (group.data() == nullptr) continue;  // optional group that did not take part
+    set_fact(facts, name, value_from_capture(std::string_view(group.data(), group.size())));
+  }
+  return true;
+}
+
+// The nearest frame that one of the rule's frame patterns matches, its captures added to `match`.
+// Frames that skip_frames names are passed by, unless no other frame matches.
+bool match_frames(const Rule& rule, const std::vector<std::string>& frames, RuleMatch& match) {
+  for (bool skipping : {true, false}) {
+    for (size_t index = 0; index < frames.size(); ++index) {
+      const std::string& frame = frames[index];
+      bool skipped = skipping && std::any_of(rule.skip_frames.begin(), rule.skip_frames.end(), [&](const Pattern& skip) {
+                       return RE2::PartialMatch(frame, skip.regex());
+                     });
+      if (skipped) continue;
+      for (const auto& pattern : rule.frames) {
+        if (!captures_into(pattern, frame, match.facts)) continue;
+        match.frame = index;
+        match.frame_site = frame_site(frame);
+        return true;
+      }
     }
+    if (rule.skip_frames.empty()) break;
+  }
+  return false;
+}
+
+bool is_frame_header(std::string_view text) { return text.starts_with("File \"") && text.find("\", line ") != text.npos; }
+
+}  // namespace
+
+std::vector<std::string> traceback_frames(const assemble::Event& event) {
+  std::vector<std::string> frames;
+  size_t end = event.message.empty() ? event.lines.size() : std::min(event.message_line, event.lines.size());
+  for (size_t i = 0; i < end; ++i) {
+    std::string_view text = trim(event.lines[i].text);
+    if (!is_frame_header(text)) continue;
+    std::string frame(text);
+    if (i + 1 < end) {
+      std::string_view source = trim(event.lines[i + 1].text);
+      bool marker = !source.empty() && source.find_first_not_of("^~ ") == std::string_view::npos;
+      if (!source.empty() && !marker && !is_frame_header(source) && !source.starts_with("Traceback ")) {
+        frame += '\n';
+        frame += source;
+      }
+    }
+    frames.push_back(std::move(frame));
+  }
+  std::reverse(frames.begin(), frames.end());
+  return frames;
+}
+
+std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text, const std::vector<std::string>& frames) {
+  for (const auto& pattern : rule.match) {
+    RuleMatch match;
+    if (!captures_into(pattern, text, match.facts, &match.offset, &match.text)) continue;
+    re2::StringPiece input(text.data(), text.size());
     bool vetoed = std::any_of(rule.unless.begin(), rule.unless.end(),
                               [&](const Pattern& veto) { return RE2::PartialMatch(input, veto.regex()); });
     if (vetoed) return std::nullopt;
-    RuleMatch match;
-    match.offset = static_cast<size_t>(groups[0].data() - input.data());
-    match.text = std::string_view(groups[0].data(), groups[0].size());
-    for (const auto& [name, index] : pattern.captures) {
-      const auto& group = groups[static_cast<size_t>(index)];
-      if (group.data() == nullptr) continue;  // optional group that did not take part
-      set_fact(match.facts, name, value_from_capture(std::string_view(group.data(), group.size())));
-    }
+    if (!rule.frames.empty() && !match_frames(rule, frames, match)) return std::nullopt;
     for (const auto& [name, expression] : rule.derive) {
       if (auto value = expression.evaluate(match.facts)) set_fact(match.facts, name, std::move(*value));
     }
@@ -181,36 +250,62 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     const auto& line = event.lines[std::min(index, event.lines.size() - 1)];
     return Evidence{line.source, line.number, event.rank, line.display};
   };
+  auto finding_of = [&](const Rule& rule, RuleMatch&& match) {
+    std::string matched(match.text);
+    // A rule that names a frame tells failures apart by where they happened too.
+    if (!match.frame_site.empty()) matched += " @ " + match.frame_site;
+    Finding finding = make_finding(rule, std::move(match), event.rank, event.local_rank, event.host, event.pid,
+                                   event.time, event.sequence);
+    finding.time_inherited = event.time_inherited;
+    finding.matched = std::move(matched);
+    return finding;
+  };
+  struct Found {
+    Finding finding;
+    size_t frame = 0;  // of a rule with `frames`
+  };
+  std::vector<Found> found;
+  std::optional<std::vector<std::string>> frames;  // read once, for the first rule with `frames`
   auto candidates = event.message.empty() || !by_literals ? std::nullopt : event_candidates(event.message);
   for (const Rule* rule : message_rules_) {
     if (event.message.empty()) break;
     if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
-    auto match = match_rule(*rule, event.message);
+    if (!rule->frames.empty() && !frames) frames = traceback_frames(event);
+    auto match = match_rule(*rule, event.message, rule->frames.empty() ? std::vector<std::string>{} : *frames);
     if (!match) continue;
-    std::string matched(match->text);
-    Finding finding = make_finding(*rule, std::move(*match), event.rank, event.local_rank, event.host,
-                                   event.pid, event.time, event.sequence);
-    finding.time_inherited = event.time_inherited;
-    finding.matched = std::move(matched);
+    size_t frame = match->frame;
+    Finding finding = finding_of(*rule, std::move(*match));
     finding.evidence.push_back(evidence_at(event.message_line));
-    out.push_back(std::move(finding));
+    found.push_back({std::move(finding), frame});
   }
-  if (event_rules_.empty()) return;
-  std::string text = event.full_text();
-  candidates = by_literals ? event_candidates(text) : std::nullopt;
-  for (const Rule* rule : event_rules_) {
-    if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
-    auto match = match_rule(*rule, text);
-    if (!match) continue;
-    size_t index = line_index_at(text, match->offset);
-    std::string matched(match->text);
-    Finding finding = make_finding(*rule, std::move(*match), event.rank, event.local_rank, event.host,
-                                   event.pid, event.time, event.sequence);
-    finding.time_inherited = event.time_inherited;
-    finding.matched = std::move(matched);
-    finding.evidence.push_back(evidence_at(index));
-    if (!event.message.empty() && event.message_line != index) finding.evidence.push_back(evidence_at(event.message_line));
-    out.push_back(std::move(finding));
+  if (!event_rules_.empty()) {
+    std::string text = event.full_text();
+    candidates = by_literals ? event_candidates(text) : std::nullopt;
+    for (const Rule* rule : event_rules_) {
+      if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
+      auto match = match_rule(*rule, text);
+      if (!match) continue;
+      size_t index = line_index_at(text, match->offset);
+      Finding finding = finding_of(*rule, std::move(*match));
+      finding.evidence.push_back(evidence_at(index));
+      if (!event.message.empty() && event.message_line != index) finding.evidence.push_back(evidence_at(event.message_line));
+      found.push_back({std::move(finding), 0});
+    }
+  }
+  if (found.empty()) return;
+  // Only the highest priority keeps its findings; among its rules with `frames`, only those that
+  // named the frame nearest the exception.
+  int top = std::max_element(found.begin(), found.end(), [](const Found& a, const Found& b) {
+              return a.finding.rule->priority < b.finding.rule->priority;
+            })->finding.rule->priority;
+  size_t nearest = SIZE_MAX;
+  for (const auto& item : found) {
+    if (item.finding.rule->priority == top && !item.finding.rule->frames.empty()) nearest = std::min(nearest, item.frame);
+  }
+  for (auto& item : found) {
+    const Rule& rule = *item.finding.rule;
+    if (rule.priority != top || (!rule.frames.empty() && item.frame != nearest)) continue;
+    out.push_back(std::move(item.finding));
   }
 }
 

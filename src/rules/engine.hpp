@@ -96,13 +96,23 @@ class Engine {
   mutable std::unique_ptr<SparseScreen> sparse_;
 };
 
-// Runs one rule against a text: captures, `unless`, `when`, then `derive`. Returns the facts
-// when it matches, with the offset of the match in `text`.
+// Runs one rule against a text: captures, `unless`, the traceback's frames (a rule with
+// `frames`), `derive`, then `when`. Returns the facts when it matches, with the offset of the
+// match in `text`.
 struct RuleMatch {
   Facts facts;
   size_t offset = 0;
   std::string_view text;  // what the pattern matched, a view into the searched text
+  size_t frame = 0;       // with `frames`: which frame matched, counted from the innermost
+  std::string frame_site; // that frame's `FILE in FUNCTION`, without its line number
 };
-std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text);
+// `frames`: the event's traceback frames, innermost first, as traceback_frames gives them. A rule
+// with `frames` never matches without one.
+std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text,
+                                    const std::vector<std::string>& frames = {});
+
+// The frames of an event's traceback, innermost (nearest the exception) first: each one is
+// `File "PATH", line N, in FUNCTION`, then '\n' and its source line when the traceback shows one.
+std::vector<std::string> traceback_frames(const assemble::Event& event);
 
 }  // namespace faultline::rules

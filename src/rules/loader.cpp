@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <mutex>
 #include <set>
 
@@ -13,7 +14,7 @@ namespace faultline::rules {
 namespace {
 
 const std::set<std::string, std::less<>> kRuleKeys = {
-    "id", "cause", "title", "category", "role", "severity", "scope", "match", "unless", "when",
+    "id", "cause", "title", "category", "role", "severity", "scope", "match", "unless", "frames", "skip_frames", "priority", "when",
     "derive", "explain", "symptoms", "confirm", "fix", "verify", "narrative", "refs", "examples"};
 
 class PackLoader {
@@ -267,10 +268,28 @@ class PackLoader {
     }
     rule.match = patterns(node["match"], "match");
     if (node["unless"]) rule.unless = patterns(node["unless"], "unless");
+    for (auto [key, list] : {std::pair{"frames", &rule.frames}, std::pair{"skip_frames", &rule.skip_frames}}) {
+      if (!node[key]) continue;
+      if (rule.scope != Scope::kMessage) error(node[key].Mark(), "'" + std::string(key) + "' needs 'scope: message'");
+      *list = patterns(node[key], key);
+    }
+    if (!rule.skip_frames.empty() && rule.frames.empty()) error(node["skip_frames"].Mark(), "'skip_frames' needs 'frames'");
+    if (node["priority"]) {
+      auto text = scalar(node["priority"], "priority");
+      int value = 0;
+      auto [end, failure] = text ? std::from_chars(text->data(), text->data() + text->size(), value)
+                                 : std::from_chars_result{nullptr, std::errc::invalid_argument};
+      if (text && (failure != std::errc() || end != text->data() + text->size() || value < -1000 || value > 1000)) {
+        error(node["priority"].Mark(), "'priority' must be an integer from -1000 to 1000");
+      }
+      rule.priority = value;
+    }
     known_facts_.clear();
-    for (const auto& pattern : rule.match) {
-      for (const auto& [name, index] : pattern.captures) {
-        if (std::find(known_facts_.begin(), known_facts_.end(), name) == known_facts_.end()) known_facts_.push_back(name);
+    for (const auto* list : {&rule.match, &rule.frames}) {
+      for (const auto& pattern : *list) {
+        for (const auto& [name, index] : pattern.captures) {
+          if (std::find(known_facts_.begin(), known_facts_.end(), name) == known_facts_.end()) known_facts_.push_back(name);
+        }
       }
     }
     if (node["derive"]) load_derive(node["derive"], rule);

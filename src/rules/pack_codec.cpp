@@ -74,6 +74,9 @@ void encode_rule(const Rule& rule, Writer& out) {
   out.byte(scope_byte(rule.scope));
   out.patterns(rule.match);
   out.patterns(rule.unless);
+  out.patterns(rule.frames);
+  out.patterns(rule.skip_frames);
+  out.u32(static_cast<uint32_t>(rule.priority + 1000));
   out.optional(rule.when, [](const Expression& when) { return when.text(); });
   out.u32(rule.derive.size());
   for (const auto& [name, expression] : rule.derive) {
@@ -195,6 +198,9 @@ class RuleDecoder {
     rule.scope = scope(in_.byte("a scope"));
     rule.match = patterns(rule, "match");
     rule.unless = patterns(rule, "unless");
+    rule.frames = patterns(rule, "frames");
+    rule.skip_frames = patterns(rule, "skip_frames");
+    rule.priority = static_cast<int>(in_.u32("a priority")) - 1000;
     if (auto text = in_.optional_string()) rule.when = expression(rule, *text, "when");
     for (uint32_t i = in_.count(); i > 0 && !in_.failed(); --i) {
       std::string name = in_.string();

@@ -59,6 +59,12 @@ struct Rule {
   Scope scope = Scope::kMessage;
   std::vector<Pattern> match;
   std::vector<Pattern> unless;
+  // `scope: message` only: the traceback frames that must name what failed, nearest the exception
+  // first (see docs/rule-format.md, "Frames"); frames matching a skip_frames pattern are passed by.
+  std::vector<Pattern> frames;
+  std::vector<Pattern> skip_frames;
+  // Among the rules that match one event, only those of the highest priority keep their findings.
+  int priority = 0;
   std::optional<Expression> when;
   std::vector<std::pair<std::string, Expression>> derive;
   std::optional<Template> explain;

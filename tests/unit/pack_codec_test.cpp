@@ -141,6 +141,9 @@ void check_same_rule(const Rule& decoded, const Rule& loaded) {
   }
   check_same_patterns(decoded.match, loaded.match, examples);
   check_same_patterns(decoded.unless, loaded.unless, examples);
+  check_same_patterns(decoded.frames, loaded.frames, examples);
+  check_same_patterns(decoded.skip_frames, loaded.skip_frames, examples);
+  CHECK(decoded.priority == loaded.priority);
 
   REQUIRE(decoded.when.has_value() == loaded.when.has_value());
   if (loaded.when) {
@@ -214,6 +217,13 @@ constexpr std::string_view kSmallPack = R"(rules:
   - id: cuda.oom
     title: Out of memory
     match: 'CUDA out of memory'
+  - id: tp.vocab_not_divisible.test
+    cause: tp.vocab_not_divisible
+    title: Vocabulary not divisible
+    priority: -2
+    match: 'AssertionError: (?P<vocab>\d+) is not divisible by (?P<tp>\d+)'
+    frames: ['VocabParallelEmbedding|vocab_size']
+    skip_frames: ['in divide$']
 )";
 
 }  // namespace
@@ -230,7 +240,7 @@ TEST_CASE("every shipped pack's rules survive encoding and decoding, field for f
 
 TEST_CASE("a rule with every field set survives encoding and decoding") {
   auto loaded = load_ok(kSmallPack);
-  REQUIRE(loaded.size() == 2);
+  REQUIRE(loaded.size() == 3);
   auto decoded = decode_rules(encode_rules(loaded));
   REQUIRE_MESSAGE(decoded.is_ok(), decoded.status().message());
   check_same_rules(*decoded, loaded);
@@ -239,6 +249,12 @@ TEST_CASE("a rule with every field set survives encoding and decoding") {
   CHECK(rule.scope == faultline::rules::Scope::kLine);
   CHECK(rule.explain->render({{"heads", int64_t{32}}, {"tp", int64_t{6}}}) == "32 heads over 6, {literally}");
   CHECK(rule.narrative->source() == "rank waited");
+  const Rule& framed = (*decoded)[2];
+  CHECK(framed.priority == -2);
+  REQUIRE(framed.frames.size() == 1);
+  CHECK(framed.frames[0].text == "VocabParallelEmbedding|vocab_size");
+  REQUIRE(framed.skip_frames.size() == 1);
+  CHECK(framed.skip_frames[0].text == "in divide$");
   CHECK(rule.match[0].captures == std::vector<std::pair<std::string, int>>{{"heads", 1}, {"tp", 2}});
 }
 
@@ -277,7 +293,9 @@ TEST_CASE("truncations of a shipped pack are errors") {
 }
 
 TEST_CASE("a truncated string names its byte and what was left") {
-  std::string bytes = encode_rules(load_ok(kSmallPack));
+  auto rules = load_ok(kSmallPack);
+  rules.resize(2);
+  std::string bytes = encode_rules(rules);
   // The header is 12 bytes (magic, version, count); the first rule starts with its origin,
   // "x.yaml:2", and its id.
   CHECK(decode_error(std::string_view(bytes).substr(0, 20)) == "byte 16: a string of 8 bytes with 4 left");
@@ -294,7 +312,7 @@ TEST_CASE("bytes that are not a compiled pack are rejected by their magic") {
 TEST_CASE("another format version is rejected") {
   std::string bytes = encode_rules({});
   bytes[4] = 9;
-  CHECK(decode_error(bytes) == "byte 4: format version 9, this faultline reads version 1");
+  CHECK(decode_error(bytes) == "byte 4: format version 9, this faultline reads version 2");
 }
 
 TEST_CASE("a count larger than the bytes left is rejected before reading") {
