@@ -41,9 +41,11 @@ struct Random {
 };
 
 enum class Cause { kHeads, kOom, kTimeout, kNone };
-constexpr const char* kCauseNames[] = {"tp.heads_not_divisible", "cuda.oom", "nccl.watchdog_timeout", nullptr};
+constexpr const char* kCauseNames[] = {"tp.heads_not_divisible", "cuda.oom", "nccl.watchdog_timeout",
+                                       nullptr};
 enum class Layout { kPlain, kGzip, kTorchrunTar, kTorchrunDir, kDocker, kSlurm };
-constexpr const char* kLayoutNames[] = {"plain", "gzip", "torchrun-tar.gz", "torchrun-dir", "docker-json", "slurm"};
+constexpr const char* kLayoutNames[] = {"plain",        "gzip",        "torchrun-tar.gz",
+                                        "torchrun-dir", "docker-json", "slurm"};
 
 std::string two(int value) {
   char text[8];
@@ -52,36 +54,45 @@ std::string two(int value) {
 }
 
 // One rank's lines, without any launcher prefix; `minute` places them on the job's clock.
-std::vector<std::string> rank_lines(Random& random, Cause cause, int rank, int ranks, int failing_rank, int steps) {
+std::vector<std::string> rank_lines(Random& random, Cause cause, int rank, int ranks, int failing_rank,
+                                    int steps) {
   std::vector<std::string> lines;
   std::string host = "node" + std::to_string(rank / 8 + 1);
   int pid = 40000 + rank * 17;
-  lines.push_back(host + ":" + std::to_string(pid) + ":" + std::to_string(pid + 5) + " [" + std::to_string(rank % 8) +
-                  "] NCCL INFO comm 0x55d0c0 rank " + std::to_string(rank) + " nranks " + std::to_string(ranks) +
-                  " cudaDev " + std::to_string(rank % 8) + " busId " + std::to_string(rank % 8) + "000 - Init COMPLETE");
+  lines.push_back(host + ":" + std::to_string(pid) + ":" + std::to_string(pid + 5) + " [" +
+                  std::to_string(rank % 8) + "] NCCL INFO comm 0x55d0c0 rank " + std::to_string(rank) +
+                  " nranks " + std::to_string(ranks) + " cudaDev " + std::to_string(rank % 8) + " busId " +
+                  std::to_string(rank % 8) + "000 - Init COMPLETE");
   for (int step = 1; step <= steps; ++step) {
-    lines.push_back("step " + std::to_string(step * 10) + " | loss " + std::to_string(2 + random.below(100) / 100.0).substr(0, 4) +
+    lines.push_back("step " + std::to_string(step * 10) + " | loss " +
+                    std::to_string(2 + random.below(100) / 100.0).substr(0, 4) +
                     " | lr 3.0e-04 | grad_norm 1." + std::to_string(random.below(90) + 10) + " | 1.8" +
                     std::to_string(random.below(10)) + " it/s");
   }
-  std::string stamp = "1203 14:" + two(30 + steps % 20) + ":" + two(rank % 60) + ".1185" + std::to_string(100000 + rank);
+  std::string stamp =
+      "1203 14:" + two(30 + steps % 20) + ":" + two(rank % 60) + ".1185" + std::to_string(100000 + rank);
   auto watchdog = [&] {
-    std::string seq = "SeqNum=12047, OpType=ALLREDUCE, NumelIn=25166336, NumelOut=25166336, Timeout(ms)=600000";
+    std::string seq =
+        "SeqNum=12047, OpType=ALLREDUCE, NumelIn=25166336, NumelOut=25166336, Timeout(ms)=600000";
     lines.push_back("[E" + stamp + " ProcessGroupNCCL.cpp:616] [Rank " + std::to_string(rank) +
                     "] Watchdog caught collective operation timeout: WorkNCCL(" + seq + ") ran for 6000" +
                     std::to_string(60 + rank) + " milliseconds before timing out.");
-    lines.push_back("[E" + stamp + " ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank " + std::to_string(rank) +
-                    "] Exception (either an error or timeout) detected by watchdog at work: 12047, last enqueued NCCL "
-                    "work: 12049, last completed NCCL work: 12046.");
+    lines.push_back(
+        "[E" + stamp + " ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank " +
+        std::to_string(rank) +
+        "] Exception (either an error or timeout) detected by watchdog at work: 12047, last enqueued NCCL "
+        "work: 12049, last completed NCCL work: 12046.");
     lines.push_back("[E" + stamp + " ProcessGroupNCCL.cpp:636] [Rank " + std::to_string(rank) +
                     "] To avoid data inconsistency, we are taking the entire process down.");
   };
   switch (cause) {
     case Cause::kNone:
-      lines.push_back("training finished: " + std::to_string(steps * 10) + " steps, checkpoint saved to /ckpt/step" +
-                      std::to_string(steps * 10));
+      lines.push_back("training finished: " + std::to_string(steps * 10) +
+                      " steps, checkpoint saved to /ckpt/step" + std::to_string(steps * 10));
       break;
-    case Cause::kTimeout: watchdog(); break;
+    case Cause::kTimeout:
+      watchdog();
+      break;
     case Cause::kHeads:
     case Cause::kOom:
       if (rank != failing_rank) {
@@ -94,13 +105,18 @@ std::vector<std::string> rank_lines(Random& random, Cause cause, int rank, int r
       lines.push_back("  File \"/app/train.py\", line 188, in main");
       if (cause == Cause::kHeads) {
         lines.push_back("    model = build_model(args)");
-        lines.push_back("ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).");
+        lines.push_back(
+            "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size "
+            "(6).");
       } else {
         lines.push_back("    loss.backward()");
-        lines.push_back("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU " + std::to_string(rank % 8) +
-                        " has a total capacity of 79.10 GiB of which 2.47 GiB is free. Including non-PyTorch memory, this "
-                        "process has 76.61 GiB memory in use. Of the allocated memory 71.38 GiB is allocated by PyTorch, "
-                        "and 4.12 GiB is reserved by PyTorch but unallocated.");
+        lines.push_back(
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU " +
+            std::to_string(rank % 8) +
+            " has a total capacity of 79.10 GiB of which 2.47 GiB is free. Including non-PyTorch memory, "
+            "this "
+            "process has 76.61 GiB memory in use. Of the allocated memory 71.38 GiB is allocated by PyTorch, "
+            "and 4.12 GiB is reserved by PyTorch but unallocated.");
       }
       break;
   }
@@ -132,11 +148,14 @@ void write_file(const fs::path& path, const std::string& bytes) {
 std::string compress(const std::vector<std::pair<std::string, std::string>>& members, bool raw) {
   archive* writer = archive_write_new();
   archive_write_add_filter_gzip(writer);
-  if (raw) archive_write_set_format_raw(writer);
-  else archive_write_set_format_pax_restricted(writer);
+  if (raw)
+    archive_write_set_format_raw(writer);
+  else
+    archive_write_set_format_pax_restricted(writer);
   std::vector<char> buffer(1 << 22);
   size_t used = 0;
-  if (archive_write_open_memory(writer, buffer.data(), buffer.size(), &used) != ARCHIVE_OK) archive_failed(writer);
+  if (archive_write_open_memory(writer, buffer.data(), buffer.size(), &used) != ARCHIVE_OK)
+    archive_failed(writer);
   for (const auto& [name, bytes] : members) {
     archive_entry* entry = archive_entry_new();
     archive_entry_set_pathname(entry, name.c_str());
@@ -183,10 +202,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (i + 1 >= argc) return usage();
-    if (arg == "--jobs") jobs = std::atoi(argv[++i]);
-    else if (arg == "--out-dir") out_dir = argv[++i];
-    else if (arg == "--seed") seed = std::strtoull(argv[++i], nullptr, 10);
-    else return usage();
+    if (arg == "--jobs")
+      jobs = std::atoi(argv[++i]);
+    else if (arg == "--out-dir")
+      out_dir = argv[++i];
+    else if (arg == "--seed")
+      seed = std::strtoull(argv[++i], nullptr, 10);
+    else
+      return usage();
   }
   if (jobs < 1 || out_dir.empty()) return usage();
   fs::path logs = fs::path(out_dir) / "logs";
@@ -204,13 +227,17 @@ int main(int argc, char** argv) {
     std::snprintf(id, sizeof id, "job-%04d", job);
     std::vector<std::string> corrupt;
     std::vector<std::vector<std::string>> per_rank;
-    for (int rank = 0; rank < ranks; ++rank) per_rank.push_back(rank_lines(random, cause, rank, ranks, failing_rank, steps));
+    for (int rank = 0; rank < ranks; ++rank)
+      per_rank.push_back(rank_lines(random, cause, rank, ranks, failing_rank, steps));
     std::string name;
     int entries = 0;
-    bool directory_layout = layout == Layout::kPlain || layout == Layout::kGzip || layout == Layout::kTorchrunDir;
+    bool directory_layout =
+        layout == Layout::kPlain || layout == Layout::kGzip || layout == Layout::kTorchrunDir;
     switch (layout) {
       case Layout::kPlain:
-        for (int rank = 0; rank < ranks; ++rank) write_file(logs / id / ("rank" + std::to_string(rank) + ".log"), joined(per_rank[size_t(rank)], ""));
+        for (int rank = 0; rank < ranks; ++rank)
+          write_file(logs / id / ("rank" + std::to_string(rank) + ".log"),
+                     joined(per_rank[size_t(rank)], ""));
         name = id;
         entries = ranks;
         break;
@@ -218,7 +245,8 @@ int main(int argc, char** argv) {
         int broken = job % 50 == 1 ? (failing_rank + 1) % ranks : -1;  // never the failing rank
         for (int rank = 0; rank < ranks; ++rank) {
           std::string file = "rank" + std::to_string(rank) + ".log.gz";
-          std::string bytes = compress({{file.substr(0, file.size() - 3), joined(per_rank[size_t(rank)], "")}}, true);
+          std::string bytes =
+              compress({{file.substr(0, file.size() - 3), joined(per_rank[size_t(rank)], "")}}, true);
           if (rank == broken) {
             bytes.resize(std::min<size_t>(bytes.size(), 24));
             corrupt.push_back(file + ": truncated gzip");
@@ -232,7 +260,8 @@ int main(int argc, char** argv) {
       case Layout::kTorchrunTar: {
         std::vector<std::pair<std::string, std::string>> members;
         for (int rank = 0; rank < ranks; ++rank) {
-          members.push_back({std::string(id) + "/attempt_0/" + std::to_string(rank) + "/stderr.log", joined(per_rank[size_t(rank)], "")});
+          members.push_back({std::string(id) + "/attempt_0/" + std::to_string(rank) + "/stderr.log",
+                             joined(per_rank[size_t(rank)], "")});
         }
         name = std::string(id) + ".tar.gz";
         write_file(logs / name, compress(members, false));
@@ -241,7 +270,8 @@ int main(int argc, char** argv) {
       }
       case Layout::kTorchrunDir:
         for (int rank = 0; rank < ranks; ++rank) {
-          write_file(logs / id / "attempt_0" / std::to_string(rank) / "stderr.log", joined(per_rank[size_t(rank)], ""));
+          write_file(logs / id / "attempt_0" / std::to_string(rank) / "stderr.log",
+                     joined(per_rank[size_t(rank)], ""));
         }
         name = id;
         entries = ranks;
@@ -254,14 +284,16 @@ int main(int argc, char** argv) {
                       "\\n\",\"stream\":\"stderr\",\"time\":\"2024-12-03T14:30:00.000000000Z\"}\n";
           }
         }
-        write_file(logs / id / "4f1c2a9e0b7d3c5e8a6f1b2d4c3e5a7b9d0f2e4c6a8b1d3f5e7a9c0b2d4e6f8a-json.log", stream);
+        write_file(logs / id / "4f1c2a9e0b7d3c5e8a6f1b2d4c3e5a7b9d0f2e4c6a8b1d3f5e7a9c0b2d4e6f8a-json.log",
+                   stream);
         name = id;
         entries = 1;
         break;
       }
       case Layout::kSlurm: {
         std::string output;
-        for (int rank = 0; rank < ranks; ++rank) output += joined(per_rank[size_t(rank)], std::to_string(rank) + ": ");
+        for (int rank = 0; rank < ranks; ++rank)
+          output += joined(per_rank[size_t(rank)], std::to_string(rank) + ": ");
         name = "slurm/slurm-" + std::to_string(100000 + job);
         write_file(logs / (name + ".out"), output);
         entries = 1;
@@ -275,10 +307,12 @@ int main(int argc, char** argv) {
     }
     files += static_cast<uint64_t>(layout == Layout::kTorchrunTar ? 1 : entries);
     truth << "{\"job\":\"" << name << "\",\"cause\":";
-    if (kCauseNames[int(cause)]) truth << "\"" << kCauseNames[int(cause)] << "\"";
-    else truth << "null";
-    truth << ",\"layout\":\"" << kLayoutNames[int(layout)] << "\",\"ranks\":" << ranks << ",\"entries\":" << entries
-          << ",\"corrupt\":[";
+    if (kCauseNames[int(cause)])
+      truth << "\"" << kCauseNames[int(cause)] << "\"";
+    else
+      truth << "null";
+    truth << ",\"layout\":\"" << kLayoutNames[int(layout)] << "\",\"ranks\":" << ranks
+          << ",\"entries\":" << entries << ",\"corrupt\":[";
     for (size_t i = 0; i < corrupt.size(); ++i) truth << (i ? "," : "") << "\"" << corrupt[i] << "\"";
     truth << "]}\n";
   }

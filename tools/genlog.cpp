@@ -83,10 +83,20 @@ std::uint64_t parse_size(std::string_view text) {
   std::uint64_t multiplier = 1;
   if (!text.empty()) {
     switch (text.back()) {
-      case 'K': case 'k': multiplier = 1ULL << 10; break;
-      case 'M': case 'm': multiplier = 1ULL << 20; break;
-      case 'G': case 'g': multiplier = 1ULL << 30; break;
-      default: break;
+      case 'K':
+      case 'k':
+        multiplier = 1ULL << 10;
+        break;
+      case 'M':
+      case 'm':
+        multiplier = 1ULL << 20;
+        break;
+      case 'G':
+      case 'g':
+        multiplier = 1ULL << 30;
+        break;
+      default:
+        break;
     }
     if (multiplier != 1) text.remove_suffix(1);
   }
@@ -121,9 +131,12 @@ Options parse_options(int argc, char** argv) {
     } else if (flag == "--seed") {
       if (!parse_uint(value, options.seed)) fail_usage("bad --seed value");
     } else if (flag == "--fault") {
-      if (value == "heads") options.fault = Fault::heads;
-      else if (value == "none") options.fault = Fault::none;
-      else fail_usage("--fault must be heads or none");
+      if (value == "heads")
+        options.fault = Fault::heads;
+      else if (value == "none")
+        options.fault = Fault::none;
+      else
+        fail_usage("--fault must be heads or none");
     } else if (flag == "--fault-rank") {
       options.fault_rank = parse_int_in_range(value, 0, 65535, "--fault-rank");
       options.fault_rank_given = true;
@@ -206,8 +219,8 @@ class Rng {
 constexpr std::size_t block_bytes = 4 << 20;
 constexpr std::size_t max_line_bytes = 64 << 10;  // slack past block_bytes; lines are far shorter
 
-constexpr std::array<std::uint64_t, 10> powers_of_ten = {
-    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+constexpr std::array<std::uint64_t, 10> powers_of_ten = {1,      10,      100,      1000,      10000,
+                                                         100000, 1000000, 10000000, 100000000, 1000000000};
 
 class BlockWriter {
  public:
@@ -274,8 +287,8 @@ class BlockWriter {
     }
     int exponent = value > 0 ? static_cast<int>(std::floor(std::log10(value))) : 0;
     const std::uint64_t scale = powers_of_ten[decimals];
-    auto mantissa =
-        static_cast<std::uint64_t>(std::llround(value / std::pow(10.0, exponent) * static_cast<double>(scale)));
+    auto mantissa = static_cast<std::uint64_t>(
+        std::llround(value / std::pow(10.0, exponent) * static_cast<double>(scale)));
     if (mantissa >= 10 * scale) {
       mantissa /= 10;
       ++exponent;
@@ -520,12 +533,9 @@ constexpr std::array<std::string_view, 6> python_warnings = {
 };
 
 constexpr std::array<std::string_view, 7> timer_names = {
-    "forward-backward ...............................",
-    "forward-compute ................................",
-    "backward-compute ...............................",
-    "batch-generator ................................",
-    "layernorm-grads-all-reduce .....................",
-    "grads-reduce-scatter ...........................",
+    "forward-backward ...............................", "forward-compute ................................",
+    "backward-compute ...............................", "batch-generator ................................",
+    "layernorm-grads-all-reduce .....................", "grads-reduce-scatter ...........................",
     "optimizer ......................................",
 };
 
@@ -572,8 +582,7 @@ constexpr std::array<TracebackFrame, 8> heads_traceback_frames = {{
      "self.num_attention_heads_per_partition = divide(self.config.num_attention_heads, world_size)"},
     {"/workspace/Megatron-LM/megatron/core/utils.py", 45, "divide",
      "ensure_divisibility(numerator, denominator)"},
-    {"/workspace/Megatron-LM/megatron/core/utils.py", 39, "ensure_divisibility",
-     "raise ValueError("},
+    {"/workspace/Megatron-LM/megatron/core/utils.py", 39, "ensure_divisibility", "raise ValueError("},
 }};
 
 constexpr std::array<TracebackFrame, 6> agent_traceback_frames = {{
@@ -582,17 +591,24 @@ constexpr std::array<TracebackFrame, 6> agent_traceback_frames = {{
      "__init__.py",
      355, "wrapper", "return f(*args, **kwargs)"},
     {"/usr/local/lib/python3.10/dist-packages/torch/distributed/run.py", 919, "main", "run(args)"},
-    {"/usr/local/lib/python3.10/dist-packages/torch/distributed/run.py", 910, "run",
-     "elastic_launch("},
+    {"/usr/local/lib/python3.10/dist-packages/torch/distributed/run.py", 910, "run", "elastic_launch("},
     {"/usr/local/lib/python3.10/dist-packages/torch/distributed/launcher/api.py", 138, "__call__",
      "return launch_agent(self._config, self._entrypoint, list(args))"},
-    {"/usr/local/lib/python3.10/dist-packages/torch/distributed/launcher/api.py", 269,
-     "launch_agent", "raise ChildFailedError("},
+    {"/usr/local/lib/python3.10/dist-packages/torch/distributed/launcher/api.py", 269, "launch_agent",
+     "raise ChildFailedError("},
 }};
 
 // Share of each kind of ordinary line, in lines per million.
-enum class LineKind { iteration, timer, python_info, c10_warning, nccl_info, tqdm, python_warning,
-                      near_miss };
+enum class LineKind {
+  iteration,
+  timer,
+  python_info,
+  c10_warning,
+  nccl_info,
+  tqdm,
+  python_warning,
+  near_miss
+};
 
 struct KindWeight {
   LineKind kind;
@@ -630,7 +646,10 @@ struct RankIdentity {
 class LogGenerator {
  public:
   LogGenerator(const Options& options, std::uint64_t seed, Sink& sink)
-      : options_(options), rng_(seed), clock_(start_epoch_seconds), sink_(sink),
+      : options_(options),
+        rng_(seed),
+        clock_(start_epoch_seconds),
+        sink_(sink),
         tee_share_(sink.is_single_stream() ? 0.15 : 0.0) {
     const std::uint32_t pid_base = 4000 + rng_.below(60000);
     agent_pid_ = pid_base - 1 - rng_.below(50);
@@ -675,13 +694,27 @@ class LogGenerator {
     if (rank == excluded_rank) rank = (rank + 1) % options_.ranks;
     switch (kind) {
       case LineKind::iteration:
-      case LineKind::timer: write_timer_line(rank); break;
-      case LineKind::python_info: write_python_info_line(rank); break;
-      case LineKind::c10_warning: write_c10_warning_line(rank); break;
-      case LineKind::nccl_info: write_nccl_info_line(rank); break;
-      case LineKind::tqdm: write_tqdm_line(rank); break;
-      case LineKind::python_warning: write_python_warning_line(rank); break;
-      case LineKind::near_miss: write_near_miss_line(rank); break;
+      case LineKind::timer:
+        write_timer_line(rank);
+        break;
+      case LineKind::python_info:
+        write_python_info_line(rank);
+        break;
+      case LineKind::c10_warning:
+        write_c10_warning_line(rank);
+        break;
+      case LineKind::nccl_info:
+        write_nccl_info_line(rank);
+        break;
+      case LineKind::tqdm:
+        write_tqdm_line(rank);
+        break;
+      case LineKind::python_warning:
+        write_python_warning_line(rank);
+        break;
+      case LineKind::near_miss:
+        write_near_miss_line(rank);
+        break;
     }
   }
 
@@ -715,7 +748,8 @@ class LogGenerator {
   void write_iteration_line(int rank) {
     ++iteration_;
     const double lm_loss = 2.05 + 8.5 * std::exp(-iteration_ / 3000.0) + 0.08 * (rng_.unit() - 0.5);
-    const double learning_rate = 3.0e-4 * (0.1 + 0.9 * std::max(0.0, 1.0 - iteration_ / double(train_iterations)));
+    const double learning_rate =
+        3.0e-4 * (0.1 + 0.9 * std::max(0.0, 1.0 - iteration_ / double(train_iterations)));
     BlockWriter& out = begin_rank_line(rank);
     out.put(" [");
     put_ymd(out, clock_.now(), '-');
@@ -915,12 +949,14 @@ class LogGenerator {
         out.put("threadThresholds 8/8/64 | 64/8/64 | 512 | 512");
         break;
       case 8:
-        out.put("32 coll channels, 32 collnet channels, 0 nvls channels, 32 p2p channels, "
-                "32 p2p channels per peer");
+        out.put(
+            "32 coll channels, 32 collnet channels, 0 nvls channels, 32 p2p channels, "
+            "32 p2p channels per peer");
         break;
       default:
-        out.put("NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB "
-                "[RO]; OOB eth0:10.0.");
+        out.put(
+            "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB "
+            "[RO]; OOB eth0:10.0.");
         out.put_uint(ranks_[rank].node);
         out.put('.');
         out.put_uint(10 + ranks_[rank].node);
@@ -946,7 +982,7 @@ class LogGenerator {
   }
 
   void put_tqdm_frame(BlockWriter& out, std::string_view label, int done, int total) {
-    static constexpr std::string_view eighths[] = {"", "\u258f", "\u258e", "\u258d",
+    static constexpr std::string_view eighths[] = {"",       "\u258f", "\u258e", "\u258d",
                                                    "\u258c", "\u258b", "\u258a", "\u2589"};
     constexpr int bar_width = 10;
     const int percent = done * 100 / total;
@@ -1063,9 +1099,10 @@ class LogGenerator {
   void write_destroy_process_group_warning(int rank) {
     BlockWriter& out = begin_rank_line(rank, false);
     put_c10_header(out, clock_.now(), 'W', "ProcessGroupNCCL.cpp:1250");
-    out.put("Warning: WARNING: destroy_process_group() was not called before program exit, which "
-            "can leak resources. For more info, please see "
-            "https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())");
+    out.put(
+        "Warning: WARNING: destroy_process_group() was not called before program exit, which "
+        "can leak resources. For more info, please see "
+        "https://pytorch.org/docs/stable/distributed.html#shutdown (function operator())");
     out.end_line();
   }
 
@@ -1093,10 +1130,18 @@ class LogGenerator {
 
   void write_watchdog_step(int rank, int step, std::uint64_t sequence_number) {
     switch (step) {
-      case 0: write_watchdog_timeout_line(rank, sequence_number); break;
-      case 1: write_watchdog_exception_line(rank, sequence_number); break;
-      case 2: write_taking_process_down_line(rank); break;
-      default: write_terminate_lines(rank, sequence_number); break;
+      case 0:
+        write_watchdog_timeout_line(rank, sequence_number);
+        break;
+      case 1:
+        write_watchdog_exception_line(rank, sequence_number);
+        break;
+      case 2:
+        write_taking_process_down_line(rank);
+        break;
+      default:
+        write_terminate_lines(rank, sequence_number);
+        break;
     }
   }
 
@@ -1159,8 +1204,9 @@ class LogGenerator {
     out.put("] Watchdog caught collective operation timeout: ");
     put_work_description(out, sequence_number);
     out.end_line();
-    out.put("Exception raised from checkTimeout at "
-            "/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:632 (most recent call first):");
+    out.put(
+        "Exception raised from checkTimeout at "
+        "/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:632 (most recent call first):");
     out.end_line();
   }
 

@@ -65,7 +65,9 @@ bool is_exception_line(string_view text, bool strict) {
   return !strict || has_exception_suffix(name);
 }
 
-bool has_byte(string_view text, char byte) { return std::memchr(text.data(), byte, text.size()) != nullptr; }
+bool has_byte(string_view text, char byte) {
+  return std::memchr(text.data(), byte, text.size()) != nullptr;
+}
 
 // TGI's shard manager ends a shard's error with a line " rank=N".
 std::optional<int> launcher_rank_suffix(string_view text) {
@@ -94,11 +96,16 @@ bool looks_like_traceback_line(string_view text) {
 
 const char* to_string(EventKind kind) {
   switch (kind) {
-    case EventKind::kTraceback: return "traceback";
-    case EventKind::kException: return "exception";
-    case EventKind::kLogError: return "log_error";
-    case EventKind::kTerminate: return "terminate";
-    case EventKind::kNcclWarn: return "nccl_warn";
+    case EventKind::kTraceback:
+      return "traceback";
+    case EventKind::kException:
+      return "exception";
+    case EventKind::kLogError:
+      return "log_error";
+    case EventKind::kTerminate:
+      return "terminate";
+    case EventKind::kNcclWarn:
+      return "nccl_warn";
   }
   return "event";
 }
@@ -130,7 +137,8 @@ struct Assembler::Stream {
     if (line.continues_previous && mend(line)) return;
     string_view text = line.text;
     switch (state_) {
-      case State::kIdle: break;
+      case State::kIdle:
+        break;
       case State::kHeld:
         if (line.continues_record && !text.starts_with(kTracebackHeader)) {
           add_line(line);
@@ -144,8 +152,10 @@ struct Assembler::Stream {
         break;
       case State::kFrames:
         if (text.empty()) {
-          if (++blank_run_ > 2) finish();  // a blank separator is allowed, a gap ends it
-          else add_line(line);
+          if (++blank_run_ > 2)
+            finish();  // a blank separator is allowed, a gap ends it
+          else
+            add_line(line);
           return;
         }
         blank_run_ = 0;
@@ -214,11 +224,14 @@ struct Assembler::Stream {
   // Whether a line with no prefix of its own continues this stream's traceback.
   bool accepts_continuation(string_view text) const {
     switch (state_) {
-      case State::kFrames: return looks_like_traceback_line(text);
-      case State::kMessage: return (!text.empty() && is_space(text.front())) || is_chaining_line(text);
+      case State::kFrames:
+        return looks_like_traceback_line(text);
+      case State::kMessage:
+        return (!text.empty() && is_space(text.front())) || is_chaining_line(text);
       case State::kAfterMessage:
         return text.empty() || is_chaining_line(text) || text.starts_with(kTracebackHeader);
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -304,9 +317,11 @@ struct Assembler::Stream {
         set_message(line);
       } else {
         event_.message.resize(mark_at_);
-        append_message(mark_separator_, mark_separator_ == ": " ? trim(trim_left(line.text).substr(7)) : trim(line.text));
+        append_message(mark_separator_,
+                       mark_separator_ == ": " ? trim(trim_left(line.text).substr(7)) : trim(line.text));
       }
-    } else if (state_ == State::kFrames && is_exception_line(line.text, false) && !is_chaining_line(line.text)) {
+    } else if (state_ == State::kFrames && is_exception_line(line.text, false) &&
+               !is_chaining_line(line.text)) {
       set_message(line);
     } else if (state_ == State::kTerminate && index == 0) {
       string_view type = line.text.substr(std::min(line.text.size(), kTerminateHeader.size()));

@@ -15,8 +15,8 @@
 #include <array>
 #include <functional>
 #include <map>
-#include <string_view>
 #include <memory>
+#include <string_view>
 #include <tuple>
 
 #include "assemble/event.hpp"
@@ -29,8 +29,8 @@ namespace faultline::assemble {
 // a spawned process's banner, an exception name. A reader that skips lines keeps these
 // (cli/pipeline.cpp's sparse read); a Warning is left out on purpose: it opens no diagnosis.
 inline constexpr std::array<std::string_view, 10> kEventOpeners = {
-    "Traceback", "File \"", "terminate called", "-- Process ", "Error", "Exception",
-    "Exit", "Interrupt", "Failure", "Fault"};
+    "Traceback", "File \"", "terminate called", "-- Process ", "Error",
+    "Exception", "Exit",    "Interrupt",        "Failure",     "Fault"};
 
 class Assembler {
  public:

@@ -39,7 +39,7 @@ struct Event {
   size_t message_line = 0;      // index into lines of the line the message starts on
   std::vector<EventLine> lines;
   uint64_t lines_dropped = 0;
-  uint64_t sequence = 0;        // input order of the first line, across the whole job
+  uint64_t sequence = 0;  // input order of the first line, across the whole job
 
   // Every line's text joined with '\n': what `scope: event` rules match.
   std::string full_text() const;

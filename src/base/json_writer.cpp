@@ -40,11 +40,21 @@ void append_json_escaped(std::string& out, std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           char buffer[8];
@@ -115,7 +125,9 @@ JsonWriter& JsonWriter::begin_inline_array() {
   return *this;
 }
 
-JsonWriter& JsonWriter::end_object() { return close('}'); }
+JsonWriter& JsonWriter::end_object() {
+  return close('}');
+}
 
 JsonWriter& JsonWriter::begin_array() {
   before_value();
@@ -124,7 +136,9 @@ JsonWriter& JsonWriter::begin_array() {
   return *this;
 }
 
-JsonWriter& JsonWriter::end_array() { return close(']'); }
+JsonWriter& JsonWriter::end_array() {
+  return close(']');
+}
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   before_value();

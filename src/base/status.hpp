@@ -29,7 +29,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : state_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool is_ok() const { return std::holds_alternative<T>(state_); }

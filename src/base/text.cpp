@@ -21,7 +21,9 @@ std::string_view trim_right(std::string_view text) {
   return text;
 }
 
-std::string_view trim(std::string_view text) { return trim_right(trim_left(text)); }
+std::string_view trim(std::string_view text) {
+  return trim_right(trim_left(text));
+}
 
 std::optional<int64_t> take_integer(std::string_view& text) {
   int64_t value = 0;

@@ -11,10 +11,18 @@
 
 namespace faultline {
 
-inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
-inline bool is_space(char c) { return c == ' ' || c == '\t'; }
-inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-inline bool is_word(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t';
+}
+inline bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+inline bool is_word(char c) {
+  return is_alpha(c) || is_digit(c) || c == '_';
+}
 
 std::string_view trim(std::string_view text);
 std::string_view trim_left(std::string_view text);
@@ -42,7 +50,7 @@ uint64_t fnv1a(std::string_view text);
 // A small file whole (a config, a rule pack); the error names the path and says why.
 struct FileText {
   bool ok = false;
-  std::string text;   // the contents, or the error "path: No such file or directory"
+  std::string text;  // the contents, or the error "path: No such file or directory"
 };
 FileText read_small_file(const std::string& path);
 

@@ -16,11 +16,10 @@ std::string Timestamp::to_string() const {
   if (!valid) return {};
   char buffer[64];
   if (year) {
-    std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d", year, month, day, hour,
-                  minute, second);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%02d-%02dT%02d:%02d:%02d", month, day, hour, minute,
+    std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d", year, month, day, hour, minute,
                   second);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%02d-%02dT%02d:%02d:%02d", month, day, hour, minute, second);
   }
   std::string out = buffer;
   if (fraction_is_wall_clock && nanos) {
@@ -40,8 +39,8 @@ std::optional<int> compare(const Timestamp& a, const Timestamp& b) {
   return 0;
 }
 
-Timestamp make_timestamp(int year, int month, int day, int hour, int minute, int second,
-                         int64_t nanos, bool fraction_is_wall_clock) {
+Timestamp make_timestamp(int year, int month, int day, int hour, int minute, int second, int64_t nanos,
+                         bool fraction_is_wall_clock) {
   Timestamp t;
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60 ||
       nanos < 0 || nanos >= 1000000000) {

@@ -27,7 +27,7 @@ struct Timestamp {
 std::optional<int> compare(const Timestamp& a, const Timestamp& b);
 
 // Builds a validated timestamp; returns an invalid one on out-of-range fields.
-Timestamp make_timestamp(int year, int month, int day, int hour, int minute, int second,
-                         int64_t nanos, bool fraction_is_wall_clock = true);
+Timestamp make_timestamp(int year, int month, int day, int hour, int minute, int second, int64_t nanos,
+                         bool fraction_is_wall_clock = true);
 
 }  // namespace faultline

@@ -46,8 +46,9 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   rules::Engine engine(rules);
   JobRunner runner(engine);
   if (options.read_every_line) runner.set_dense_head_bytes(UINT64_MAX);
-  auto inputs = options.inputs.empty() ? ingest::InputList{{"-"}, {}}
-                                       : ingest::expand_inputs(options.inputs, options.include, options.exclude);
+  auto inputs = options.inputs.empty()
+                    ? ingest::InputList{{"-"}, {}}
+                    : ingest::expand_inputs(options.inputs, options.include, options.exclude);
   for (auto& skipped : inputs.skipped) runner.add_skipped(std::move(skipped));
   for (const auto& path : inputs.files) {
     if (path == "-" && out.in_is_terminal()) {
@@ -68,26 +69,42 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   for (const auto& group : report.jobs.front().findings) out.learn_hosts(group.hosts);
   if (options.verify) {
     const auto& diagnosis = report.jobs.front().diagnosis;
-    if (diagnosis) report.verifications.emplace_back(run_verify(diagnosis->verify, rules));
-    else out.err("faultline: --verify: no failure found, so there is nothing to verify\n");
+    if (diagnosis)
+      report.verifications.emplace_back(run_verify(diagnosis->verify, rules));
+    else
+      out.err("faultline: --verify: no failure found, so there is nothing to verify\n");
   }
 
-  for (const auto& skipped : report.skipped) out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
+  for (const auto& skipped : report.skipped)
+    out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
   for (const auto& source : report.sources) {
-    if (!source.error.empty()) out.err("faultline: " + source.name + ": read stopped: " + source.error + "\n");
+    if (!source.error.empty())
+      out.err("faultline: " + source.name + ": read stopped: " + source.error + "\n");
     if (source.bad_lines) {
       out.err("faultline: " + source.name + ":" + source.first_bad_line +
-              (source.bad_lines > 1 ? " (" + std::to_string(source.bad_lines - 1) + " more like it)" : "") + "\n");
+              (source.bad_lines > 1 ? " (" + std::to_string(source.bad_lines - 1) + " more like it)" : "") +
+              "\n");
     }
   }
   switch (options.format) {
-    case Format::kJson: out.out(report::render_json(report, true)); break;
-    case Format::kJsonl: out.out(report::render_jsonl(report)); break;
-    case Format::kMarkdown: out.out(report::render_markdown(report)); break;
-    case Format::kHtml: out.out(report::render_html(report)); break;
-    case Format::kSarif: out.out(report::render_sarif(report)); break;
+    case Format::kJson:
+      out.out(report::render_json(report, true));
+      break;
+    case Format::kJsonl:
+      out.out(report::render_jsonl(report));
+      break;
+    case Format::kMarkdown:
+      out.out(report::render_markdown(report));
+      break;
+    case Format::kHtml:
+      out.out(report::render_html(report));
+      break;
+    case Format::kSarif:
+      out.out(report::render_sarif(report));
+      break;
     case Format::kText: {
-      bool color = options.color == Color::kAlways || (options.color == Color::kAuto && out.out_is_terminal());
+      bool color =
+          options.color == Color::kAlways || (options.color == Color::kAuto && out.out_is_terminal());
       out.out(report::render_text(report, {color, options.quiet}));
       break;
     }
@@ -101,7 +118,8 @@ int run(int argc, const char* const* argv) {
   ProcessOutput process_out;
   RedactingOutput redacting_out(process_out);
   // Decided before the options are parsed, so that a bad command line's message is redacted too.
-  bool redact = std::any_of(argv + 1, argv + argc, [](const char* word) { return std::string_view(word) == "--redact"; });
+  bool redact = std::any_of(argv + 1, argv + argc,
+                            [](const char* word) { return std::string_view(word) == "--redact"; });
   Output& out = redact ? static_cast<Output&>(redacting_out) : process_out;
   auto options = parse_options(argc, argv);
   if (!options) {
@@ -109,26 +127,45 @@ int run(int argc, const char* const* argv) {
     return 2;
   }
   switch (options->command) {
-    case Command::kHelp: out.out(usage()); return 0;
-    case Command::kVersion: out.out("faultline " FAULTLINE_VERSION "\n"); return 0;
-    case Command::kRulesCheck: return run_rules_check(*options, out);
-    case Command::kPreflight: return run_preflight(*options, out);
-    case Command::kMerge: return run_merge(*options, out);
-    default: break;
+    case Command::kHelp:
+      out.out(usage());
+      return 0;
+    case Command::kVersion:
+      out.out("faultline " FAULTLINE_VERSION "\n");
+      return 0;
+    case Command::kRulesCheck:
+      return run_rules_check(*options, out);
+    case Command::kPreflight:
+      return run_preflight(*options, out);
+    case Command::kMerge:
+      return run_merge(*options, out);
+    default:
+      break;
   }
   rules::RuleSet rules = rules::RuleSet::shipped();
   for (const auto& directory : options->rule_dirs) rules.add_directory(directory);
   report_rule_errors(rules, out);
   switch (options->command) {
-    case Command::kDiagnose: return run_diagnose(*options, rules, out);
-    case Command::kScan: return run_scan(*options, rules, out);
-    case Command::kRepro: return run_repro(*options, rules, out);
-    case Command::kExplain: return run_explain(*options, rules, out);
-    case Command::kRulesList: return run_rules_list(rules, out);
-    case Command::kRulesTest: return run_rules_test(*options, rules, out);
-    case Command::kRulesPatterns: return run_rules_patterns(rules, out);
-    case Command::kRulesDocs: return run_rules_docs(*options, rules, out);
-    default: return 2;
+    case Command::kDiagnose:
+      return run_diagnose(*options, rules, out);
+    case Command::kScan:
+      return run_scan(*options, rules, out);
+    case Command::kRepro:
+      return run_repro(*options, rules, out);
+    case Command::kExplain:
+      return run_explain(*options, rules, out);
+    case Command::kRulesList:
+      return run_rules_list(rules, out);
+    case Command::kRulesTest:
+      return run_rules_test(*options, rules, out);
+    case Command::kRulesPatterns:
+      return run_rules_patterns(rules, out);
+    case Command::kRulesDocs:
+      return run_rules_docs(*options, rules, out);
+    case Command::kRulesSuggest:
+      return run_rules_suggest(*options, rules, out);
+    default:
+      return 2;
   }
 }
 

@@ -38,5 +38,7 @@ int run_rules_patterns(const rules::RuleSet& rules, Output& out);
 int run_preflight(const Options& options, Output& out);
 int run_repro(const Options& options, const rules::RuleSet& rules, Output& out);
 int run_rules_docs(const Options& options, const rules::RuleSet& rules, Output& out);
+// `rules suggest`: a rule skeleton for each unrecognised error in logs or scan results.
+int run_rules_suggest(const Options& options, const rules::RuleSet& rules, Output& out);
 
 }  // namespace faultline::cli

@@ -12,9 +12,9 @@
 namespace faultline::cli {
 
 struct CorpusCase {
-  std::string name;                   // the folder name
-  std::vector<std::string> files;     // inputs, sorted by path
-  std::string cause;                  // a causes.md id, "negative" or "other"
+  std::string name;                // the folder name
+  std::vector<std::string> files;  // inputs, sorted by path
+  std::string cause;               // a causes.md id, "negative" or "other"
   std::optional<int> initiating_rank;
   std::vector<std::string> evidence;  // "log.txt:49": lines the diagnosis should point at
   bool low_confidence = false;        // meta.yaml's confidence: low

@@ -22,21 +22,22 @@ struct CaseOutcome {
 };
 
 // A case labelled `other` failed for a cause outside the taxonomy. The right answers say that
-// they do not know it: no diagnosis, or one of symptoms only ("the cause may be outside these
-// logs", e.g. the launcher's word that rank 1 died from SIGILL). A root cause from the taxonomy
-// is wrong there.
+// they do not know it: cause `unrecognised` (an error no rule knows, shown as it stands), or a
+// diagnosis of symptoms only ("the cause may be outside these logs"). A root cause from the
+// taxonomy is wrong there, and so is no diagnosis: the log shows a failure.
 bool right_cause(const CaseOutcome& outcome) {
   const std::string& expected = outcome.item->cause;
   if (outcome.cause == expected) return true;
   if (expected != "other") return false;
-  return outcome.cause == "negative" ||
+  return outcome.cause == "unrecognised" ||
          (outcome.diagnosis_rule && outcome.diagnosis_rule->role == rules::Role::kSymptom);
 }
 
 std::string percent(size_t part, size_t whole) {
   if (whole == 0) return "-";
   char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "%.0f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  std::snprintf(buffer, sizeof buffer, "%.0f%%",
+                100.0 * static_cast<double>(part) / static_cast<double>(whole));
   return buffer;
 }
 
@@ -46,7 +47,8 @@ std::string pad(std::string text, size_t width) {
 }
 
 // Whether an evidence line is one of the case's expected lines ("log.txt:49").
-bool evidence_expected(const CorpusCase& item, const report::RunReport& report, const rules::Evidence& evidence) {
+bool evidence_expected(const CorpusCase& item, const report::RunReport& report,
+                       const rules::Evidence& evidence) {
   if (evidence.source >= report.sources.size()) return false;
   const std::string& source = report.sources[evidence.source].name;
   for (const auto& expected : item.evidence) {
@@ -75,8 +77,9 @@ CaseOutcome score_case(const CorpusCase& item, const rules::Engine& engine) {
   for (const auto& group : job.findings) outcome.fired.insert(group.rule);
   if (job.diagnosis && !item.evidence.empty()) {
     const auto& evidence = job.findings.front().evidence;
-    outcome.wrong_line = std::none_of(evidence.begin(), evidence.end(),
-                                      [&](const rules::Evidence& e) { return evidence_expected(item, report, e); });
+    outcome.wrong_line = std::none_of(evidence.begin(), evidence.end(), [&](const rules::Evidence& e) {
+      return evidence_expected(item, report, e);
+    });
   }
   return outcome;
 }
@@ -113,13 +116,15 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
   }
 
   out.out("\ncorpus " + directory + ": " + std::to_string(scored) + " cases\n");
-  out.out("  top cause right: " + std::to_string(right) + "/" + std::to_string(scored) + " (" + percent(right, scored) +
+  out.out("  top cause right: " + std::to_string(right) + "/" + std::to_string(scored) + " (" +
+          percent(right, scored) +
           "); without 'other' and low-confidence labels: " + std::to_string(strict_right) + "/" +
           std::to_string(strict) + " (" + percent(strict_right, strict) + ")\n");
   out.out("  initiating rank right: " + std::to_string(ranks_right) + "/" + std::to_string(ranks) +
           " (cases that name one)\n\n");
 
-  out.out("  " + pad("cause", 30) + pad("cases", 6) + pad("right", 6) + "recall (any rule of the cause fired)\n");
+  out.out("  " + pad("cause", 30) + pad("cases", 6) + pad("right", 6) +
+          "recall (any rule of the cause fired)\n");
   for (const auto& [cause, counts] : by_cause) {
     size_t fired = 0;
     for (const auto& outcome : outcomes) {
@@ -127,12 +132,13 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
       fired += std::any_of(outcome.fired.begin(), outcome.fired.end(),
                            [&](const rules::Rule* rule) { return rule->cause == cause; });
     }
-    out.out("  " + pad(cause, 30) + pad(std::to_string(counts.first), 6) + pad(std::to_string(counts.second), 6) +
+    out.out("  " + pad(cause, 30) + pad(std::to_string(counts.first), 6) +
+            pad(std::to_string(counts.second), 6) +
             (cause == "negative" || cause == "other" ? "-" : percent(fired, counts.first)) + "\n");
   }
 
-  out.out("\n  " + pad("rule", 52) + pad("examples", 9) + pad("fired", 6) + pad("precision", 10) + pad("recall", 7) +
-          "wrong-line\n");
+  out.out("\n  " + pad("rule", 52) + pad("examples", 9) + pad("fired", 6) + pad("precision", 10) +
+          pad("recall", 7) + "wrong-line\n");
   for (const auto& example : examples) {
     const rules::Rule* rule = example.rule;
     size_t fired = 0, fired_right = 0, of_cause = 0, caught = 0, wrong_line = 0;
@@ -146,7 +152,8 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
       wrong_line += outcome.diagnosis_rule == rule && outcome.wrong_line;
     }
     std::string precision = rule->role == rules::Role::kSymptom ? "(symptom)" : percent(fired_right, fired);
-    out.out("  " + pad(rule->id, 52) + pad(std::to_string(example.passed) + "/" + std::to_string(example.total), 9) +
+    out.out("  " + pad(rule->id, 52) +
+            pad(std::to_string(example.passed) + "/" + std::to_string(example.total), 9) +
             pad(std::to_string(fired), 6) + pad(precision, 10) + pad(percent(caught, of_cause), 7) +
             std::to_string(wrong_line) + "\n");
   }
@@ -156,8 +163,8 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
     if (right_cause(outcome) && !outcome.wrong_line) continue;
     if (!any_wrong) out.out("\n  misses:\n");
     any_wrong = true;
-    out.out("    " + pad(outcome.item->name, 56) + "expected " + outcome.item->cause + ", got " + outcome.cause +
-            (outcome.wrong_line ? " (evidence on another line)" : "") + "\n");
+    out.out("    " + pad(outcome.item->name, 56) + "expected " + outcome.item->cause + ", got " +
+            outcome.cause + (outcome.wrong_line ? " (evidence on another line)" : "") + "\n");
   }
   return 0;
 }

@@ -29,6 +29,8 @@ Usage:
   faultline rules check FILE...      validate rule files
   faultline rules patterns           every rule pattern, one per line, as grep tools take them
   faultline rules docs DIR           write every rule's entry as Markdown (docs/rules)
+  faultline rules suggest (LOG... | SCAN.jsonl...)
+                                     a rule skeleton for each error no rule knows yet
   faultline explain RULE_ID|CAUSE    a rule's entry: cause, symptoms, fix, how to confirm
 
 Options:
@@ -89,7 +91,7 @@ Result<Command> parse_command(std::vector<std::string>& words) {
   if (word == "repro") return Command::kRepro;
   if (word == "help") return Command::kHelp;
   if (word == "rules") {
-    if (words.empty()) return Status::error("'rules' needs one of: list, test, check, patterns");
+    if (words.empty()) return Status::error("'rules' needs one of: list, test, check, patterns, docs, suggest");
     std::string sub = words.front();
     words.erase(words.begin());
     if (sub == "list") return Command::kRulesList;
@@ -97,7 +99,8 @@ Result<Command> parse_command(std::vector<std::string>& words) {
     if (sub == "check") return Command::kRulesCheck;
     if (sub == "patterns") return Command::kRulesPatterns;
     if (sub == "docs") return Command::kRulesDocs;
-    return Status::error("unknown 'rules' command '" + sub + "' (list, test, check, patterns, docs)");
+    if (sub == "suggest") return Command::kRulesSuggest;
+    return Status::error("unknown 'rules' command '" + sub + "' (list, test, check, patterns, docs, suggest)");
   }
   return Status::error("unknown command '" + word + "' (try: faultline diagnose FILE)");
 }
@@ -110,36 +113,23 @@ Result<Options> parse_options(int argc, const char* const* argv) {
   Options options;
   options.arguments.assign(argv, argv + argc);
   bool help = false, version = false;
-  described.add_options()
-      ("help,h", po::bool_switch(&help))
-      ("version", po::bool_switch(&version))
-      ("rules", po::value<std::vector<std::string>>(&options.rule_dirs))
-      ("include", po::value<std::vector<std::string>>(&options.include))
-      ("exclude", po::value<std::vector<std::string>>(&options.exclude))
-      ("baseline", po::value<std::vector<std::string>>(&options.baseline))
-      ("format", po::value<std::string>(&format))
-      ("color", po::value<std::string>(&color))
-      ("quiet,q", po::bool_switch(&options.quiet))
-      ("redact", po::bool_switch(&options.redact))
-      ("read-every-line", po::bool_switch(&options.read_every_line))
-      ("config", po::value<std::string>(&options.config))
-      ("tp", po::value<int64_t>(&options.tp))
-      ("pp", po::value<int64_t>(&options.pp))
-      ("gpus", po::value<std::string>(&options.gpus))
-      ("corpus", po::value<std::string>(&options.corpus))
-      ("heads", po::value<int64_t>(&options.heads))
-      ("kv-heads", po::value<int64_t>(&options.kv_heads))
-      ("ffn", po::value<int64_t>(&options.ffn))
-      ("backend", po::value<std::string>(&options.backend))
-      ("vocab", po::value<int64_t>(&options.vocab))
-      ("hidden", po::value<int64_t>(&options.hidden))
-      ("layers", po::value<int64_t>(&options.layers))
-      ("verify", po::bool_switch(&options.verify))
-      ("full-size", po::bool_switch(&options.full_size))
-      ("jobs,j", po::value<int64_t>(&options.threads))
-      ("shard", po::value<std::string>(&options.shard))
-      ("job-by", po::value<std::string>(&options.job_by))
-      ("words", po::value<std::vector<std::string>>());
+  described.add_options()("help,h", po::bool_switch(&help))("version", po::bool_switch(&version))(
+      "rules", po::value<std::vector<std::string>>(&options.rule_dirs))(
+      "include", po::value<std::vector<std::string>>(&options.include))(
+      "exclude", po::value<std::vector<std::string>>(&options.exclude))(
+      "baseline", po::value<std::vector<std::string>>(&options.baseline))(
+      "format", po::value<std::string>(&format))("color", po::value<std::string>(&color))(
+      "quiet,q", po::bool_switch(&options.quiet))("redact", po::bool_switch(&options.redact))(
+      "read-every-line", po::bool_switch(&options.read_every_line))(
+      "config", po::value<std::string>(&options.config))("tp", po::value<int64_t>(&options.tp))(
+      "pp", po::value<int64_t>(&options.pp))("gpus", po::value<std::string>(&options.gpus))(
+      "corpus", po::value<std::string>(&options.corpus))("heads", po::value<int64_t>(&options.heads))(
+      "kv-heads", po::value<int64_t>(&options.kv_heads))("ffn", po::value<int64_t>(&options.ffn))(
+      "backend", po::value<std::string>(&options.backend))("vocab", po::value<int64_t>(&options.vocab))(
+      "hidden", po::value<int64_t>(&options.hidden))("layers", po::value<int64_t>(&options.layers))(
+      "verify", po::bool_switch(&options.verify))("full-size", po::bool_switch(&options.full_size))(
+      "jobs,j", po::value<int64_t>(&options.threads))("shard", po::value<std::string>(&options.shard))(
+      "job-by", po::value<std::string>(&options.job_by))("words", po::value<std::vector<std::string>>());
   po::positional_options_description positional;
   positional.add("words", -1);
   po::variables_map values;
@@ -176,37 +166,44 @@ Result<Options> parse_options(int argc, const char* const* argv) {
     case Command::kRepro:
       if (!values.count("tp")) return Status::error("'repro' needs --tp N");
       if (options.tp < 1 || options.tp > 4096) return Status::error("--tp must be between 1 and 4096");
-      if (options.config.empty() && options.heads < 1) return Status::error("'repro' needs --config config.json or --heads N");
-      if (options.heads < 0 || options.kv_heads < 0 || options.ffn < 0 || options.heads > 65536 || options.ffn > 1 << 20 ||
-          options.vocab < 0 || options.vocab > 1 << 24) {
+      if (options.config.empty() && options.heads < 1)
+        return Status::error("'repro' needs --config config.json or --heads N");
+      if (options.heads < 0 || options.kv_heads < 0 || options.ffn < 0 || options.heads > 65536 ||
+          options.ffn > 1 << 20 || options.vocab < 0 || options.vocab > 1 << 24) {
         return Status::error("--heads, --kv-heads, --ffn and --vocab must be positive and reasonable");
       }
       if (options.backend != "cpu" && options.backend != "cuda") {
         return Status::error("--backend must be cpu or cuda, not '" + options.backend + "'");
       }
-      if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
+      if (!options.inputs.empty())
+        return Status::error("unexpected argument '" + options.inputs.front() + "'");
       break;
     case Command::kPreflight:
       if (options.config.empty() && !options.heads && !options.kv_heads && !options.hidden && !options.ffn &&
           !options.vocab && !options.layers && options.gpus.empty()) {
-        return Status::error("'preflight' needs --config config.json, or sizes (--heads N, --kv-heads N, --hidden N, "
-                             "--ffn N, --vocab N, --layers N) or --gpus");
+        return Status::error(
+            "'preflight' needs --config config.json, or sizes (--heads N, --kv-heads N, --hidden N, "
+            "--ffn N, --vocab N, --layers N) or --gpus");
       }
-      if (!values.count("tp") && !values.count("pp")) return Status::error("'preflight' needs --tp N (or --pp N)");
+      if (!values.count("tp") && !values.count("pp"))
+        return Status::error("'preflight' needs --tp N (or --pp N)");
       if (options.tp < 1 || options.pp < 1) return Status::error("--tp and --pp must be at least 1");
-      if (options.heads < 0 || options.kv_heads < 0 || options.hidden < 0 || options.ffn < 0 || options.vocab < 0 ||
-          options.layers < 0) {
+      if (options.heads < 0 || options.kv_heads < 0 || options.hidden < 0 || options.ffn < 0 ||
+          options.vocab < 0 || options.layers < 0) {
         return Status::error("--heads, --kv-heads, --hidden, --ffn, --vocab and --layers must be positive");
       }
-      if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
+      if (!options.inputs.empty())
+        return Status::error("unexpected argument '" + options.inputs.front() + "'");
       if (options.format != Format::kText && options.format != Format::kJson) {
         return Status::error("'preflight' writes text or json");
       }
       break;
     case Command::kScan:
       if (options.inputs.empty()) return Status::error("'scan' needs at least one path");
-      if (options.threads < 0 || options.threads > 1024) return Status::error("-j must be between 1 and 1024");
-      if (values.count("format") && options.format != Format::kJsonl) return Status::error("'scan' writes jsonl");
+      if (options.threads < 0 || options.threads > 1024)
+        return Status::error("-j must be between 1 and 1024");
+      if (values.count("format") && options.format != Format::kJsonl)
+        return Status::error("'scan' writes jsonl");
       options.format = Format::kJsonl;
       break;
     case Command::kMerge:
@@ -220,12 +217,17 @@ Result<Options> parse_options(int argc, const char* const* argv) {
     case Command::kRulesDocs:
       if (options.inputs.size() != 1) return Status::error("'rules docs' takes one output directory");
       break;
+    case Command::kRulesSuggest:
+      if (options.inputs.empty()) return Status::error("'rules suggest' needs logs or a scan's JSONL");
+      break;
     case Command::kRulesList:
     case Command::kRulesTest:
     case Command::kRulesPatterns:
-      if (!options.inputs.empty()) return Status::error("unexpected argument '" + options.inputs.front() + "'");
+      if (!options.inputs.empty())
+        return Status::error("unexpected argument '" + options.inputs.front() + "'");
       break;
-    default: break;
+    default:
+      break;
   }
   if (options.verify && options.command != Command::kDiagnose && options.command != Command::kHelp) {
     return Status::error("--verify is for 'diagnose'");

@@ -27,9 +27,11 @@ size_t lookback_for(const rules::Engine::SparseScreen& sparse, std::string_view 
                     const std::vector<rules::LiteralScreen::Hit>& hits, size_t first) {
   if (first >= hits.size()) return 0;
   const void* newline = std::memchr(block.data() + hits[first].end, '\n', block.size() - hits[first].end);
-  size_t line_end = newline ? static_cast<size_t>(static_cast<const char*>(newline) - block.data()) : block.size();
+  size_t line_end =
+      newline ? static_cast<size_t>(static_cast<const char*>(newline) - block.data()) : block.size();
   for (size_t i = first; i < hits.size() && hits[i].end <= line_end; ++i) {
-    if (sparse.roles[hits[i].literal] != rules::Engine::SparseScreen::Role::kPidRankSource) return kLookbackLines;
+    if (sparse.roles[hits[i].literal] != rules::Engine::SparseScreen::Role::kPidRankSource)
+      return kLookbackLines;
   }
   return 0;
 }
@@ -45,10 +47,12 @@ bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_vie
   size_t end = std::min(block.size(), size_t{hit.end} + 64);
   std::string_view before = block.substr(begin, hit.end - begin);
   std::string_view after = block.substr(hit.end, end - hit.end);
-  if (size_t newline = before.rfind('\n'); newline != std::string_view::npos) before.remove_prefix(newline + 1);
+  if (size_t newline = before.rfind('\n'); newline != std::string_view::npos)
+    before.remove_prefix(newline + 1);
   if (size_t newline = after.find('\n'); newline != std::string_view::npos) after = after.substr(0, newline);
   // std::hash reads 8 bytes at a step, FNV-1a one: this runs at every NCCL line of a log.
-  uint64_t hash = std::hash<std::string_view>{}(std::string_view(before.data(), before.size() + after.size()));
+  uint64_t hash =
+      std::hash<std::string_view>{}(std::string_view(before.data(), before.size() + after.size()));
   if (lessons.contains(hash)) return true;
   if (lessons.size() < kMaxLessons) lessons.insert(hash);
   return false;
@@ -69,7 +73,8 @@ struct JobRunner::Stages {
   std::unordered_set<uint64_t> learned_lessons;
 };
 
-JobRunner::JobRunner(const rules::Engine& engine) : engine_(engine), stages_(std::make_unique<Stages>(*this)) {}
+JobRunner::JobRunner(const rules::Engine& engine)
+    : engine_(engine), stages_(std::make_unique<Stages>(*this)) {}
 JobRunner::~JobRunner() = default;
 
 void JobRunner::process(const ingest::Record& record, std::optional<int> rank_hint,
@@ -107,9 +112,9 @@ void JobRunner::take_time_from_skipped_lines(const ingest::Record& record, std::
     before.text = std::string_view(begin, static_cast<size_t>(newline - begin));
     if (!before.text.empty() && before.text.back() == '\r') before.text.remove_suffix(1);
     auto peeked = parser.peek(before, rank_hint);
-      if (peeked.time.valid && peeked.rank == wanted.rank && peeked.local_rank == wanted.local_rank) {
+    if (peeked.time.valid && peeked.rank == wanted.rank && peeked.local_rank == wanted.local_rank) {
       parser.remember_time(record.source, peeked);
-          return;
+      return;
     }
     end = begin;
   }
@@ -155,9 +160,10 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       if (sparse) {
         block_screened = sparse->screen->scan(block, stages.hits);
         // An escape sequence may sit inside a rule's words: such a block is screened line by line.
-        block_screened = block_screened && std::none_of(stages.hits.begin(), stages.hits.end(), [&](const auto& hit) {
-                           return sparse->roles[hit.literal] == Role::kEscape;
-                         });
+        block_screened =
+            block_screened && std::none_of(stages.hits.begin(), stages.hits.end(), [&](const auto& hit) {
+              return sparse->roles[hit.literal] == Role::kEscape;
+            });
         std::sort(stages.hits.begin(), stages.hits.end(),
                   [](const auto& a, const auto& b) { return a.end < b.end; });
       }
@@ -169,7 +175,8 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     }
     // The hits inside this line: those ending after its first byte and at most at its end.
     std::string_view block = reader.buffered();
-    if (record.text.data() < block.data() || record.text.data() + record.text.size() > block.data() + block.size()) {
+    if (record.text.data() < block.data() ||
+        record.text.data() + record.text.size() > block.data() + block.size()) {
       process(record, info.rank_hint, rules::Engine::BlockScreen{});  // not in the block: unscreened
       assembler_idle = stages.assembler.idle();
       continue;
@@ -194,14 +201,17 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       stages.skipped.push_back(record);
       // Nothing open: pass over the lines up to a few before the next hit without looking at them.
       size_t next = last_hit;  // the next hit worth stopping at
-      while (next < hits.size() && repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons)) ++next;
+      while (next < hits.size() && repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons))
+        ++next;
       size_t target = next < hits.size() ? hits[next].end - 1 : block.size();
-      if (reader.skip_lines_before(target, lookback_for(*sparse, block, hits, next)) > 0) stages.skipped.clear();
+      if (reader.skip_lines_before(target, lookback_for(*sparse, block, hits, next)) > 0)
+        stages.skipped.clear();
       continue;
     }
     if (opens) {
       take_time_from_skipped_lines(record, block, info.rank_hint);
-      for (const auto& before : stages.skipped) process(before, info.rank_hint, rules::Engine::BlockScreen{false, {}});
+      for (const auto& before : stages.skipped)
+        process(before, info.rank_hint, rules::Engine::BlockScreen{false, {}});
     }
     stages.skipped.clear();
     process(record, info.rank_hint,
@@ -221,7 +231,8 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
   info.bad_lines = reader.bad_lines();
   info.first_bad_line = reader.first_bad_line();
   if (reader.lines() == 0) {
-    skipped_.push_back({info.name, reader.status() ? "empty file, nothing to analyse" : reader.status().message()});
+    skipped_.push_back(
+        {info.name, reader.status() ? "empty file, nothing to analyse" : reader.status().message()});
     return;
   }
   if (!reader.status()) info.error = reader.status().message();
@@ -231,7 +242,8 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
 
 void JobRunner::add_path(const std::string& path) {
   ingest::for_each_source(
-      path, [this](ingest::SourceInfo info, ingest::ByteSource& source) { add_source(source, std::move(info)); },
+      path,
+      [this](ingest::SourceInfo info, ingest::ByteSource& source) { add_source(source, std::move(info)); },
       [this](ingest::Skipped skipped) { skipped_.push_back(std::move(skipped)); });
 }
 
@@ -245,11 +257,13 @@ bool JobRunner::had_input_errors() const {
 
 std::vector<rules::Finding> JobRunner::take_findings() {
   stages_->assembler.finish();
+  rules::keep_highest_priority(findings_);
   return std::move(findings_);
 }
 
 correlate::JobAnalysis JobRunner::finish(std::string job_name, const std::set<std::string>& baseline) {
   stages_->assembler.finish();
+  rules::keep_highest_priority(findings_);
   correlate::JobShape shape;
   shape.ranks_seen.assign(ranks_seen_.begin(), ranks_seen_.end());
   shape.hosts.assign(hosts_.begin(), hosts_.end());
@@ -258,7 +272,8 @@ correlate::JobAnalysis JobRunner::finish(std::string job_name, const std::set<st
   return correlate::correlate(std::move(job_name), std::move(shape), std::move(findings_), baseline);
 }
 
-std::set<std::string> baseline_fingerprints(const rules::Engine& engine, const std::vector<std::string>& paths,
+std::set<std::string> baseline_fingerprints(const rules::Engine& engine,
+                                            const std::vector<std::string>& paths,
                                             std::vector<ingest::Skipped>& skipped) {
   JobRunner runner(engine);
   for (const auto& path : ingest::expand_inputs(paths).files) runner.add_path(path);

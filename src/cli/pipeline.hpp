@@ -49,7 +49,8 @@ class JobRunner {
 
  private:
   struct Stages;
-  void process(const ingest::Record& record, std::optional<int> rank_hint, const rules::Engine::BlockScreen& screen);
+  void process(const ingest::Record& record, std::optional<int> rank_hint,
+               const rules::Engine::BlockScreen& screen);
   void take_time_from_skipped_lines(const ingest::Record& record, std::string_view block,
                                     std::optional<int> rank_hint);
 
@@ -61,7 +62,7 @@ class JobRunner {
   std::set<int> ranks_seen_;
   std::set<std::string> hosts_;
   correlate::HostDirectory host_directory_;  // ranks and addresses per host, for NCCL peer names
-  std::vector<std::string> truncated_;  // sources that end inside an error
+  std::vector<std::string> truncated_;       // sources that end inside an error
   uint64_t sequence_ = 0;
   uint64_t lines_parsed_ = 0;
   uint64_t bytes_read_ = 0;
@@ -76,7 +77,8 @@ class JobRunner {
 };
 
 // The fingerprints of every finding in a healthy run (`--baseline`); errors go to `skipped`.
-std::set<std::string> baseline_fingerprints(const rules::Engine& engine, const std::vector<std::string>& paths,
+std::set<std::string> baseline_fingerprints(const rules::Engine& engine,
+                                            const std::vector<std::string>& paths,
                                             std::vector<ingest::Skipped>& skipped);
 
 // Runs the whole pipeline over text held in memory, as one source named `name`.

@@ -26,9 +26,10 @@ std::string number(double value, const char* format) {
 }
 
 std::string sizes(const repro::TpJob& job) {
-  return "head_dim " + std::to_string(job.head_dim) + ", hidden " + std::to_string(job.hidden_size()) + ", FFN " +
-         std::to_string(job.ffn_size()) + ", vocabulary " + std::to_string(job.vocab_size()) + " padded to " +
-         std::to_string(job.padded_vocab()) + " (a multiple of " + std::to_string(job.vocab_multiple) + "×TP)";
+  return "head_dim " + std::to_string(job.head_dim) + ", hidden " + std::to_string(job.hidden_size()) +
+         ", FFN " + std::to_string(job.ffn_size()) + ", vocabulary " + std::to_string(job.vocab_size()) +
+         " padded to " + std::to_string(job.padded_vocab()) + " (a multiple of " +
+         std::to_string(job.vocab_multiple) + "×TP)";
 }
 
 // The outcome's first line, after "TP N: ", and the lines that follow it.
@@ -39,12 +40,14 @@ std::string describe(const repro::TpOutcome& outcome) {
   std::string text = "[" + std::string(repro::label(outcome.realism)) + "] ran; sharded " +
                      (outcome.matches ? "matches" : "DOES NOT match") +
                      " the unsharded double-precision reference: max |difference| " +
-                     number(outcome.max_difference, "%.1e") + (outcome.matches ? " <= " : " > ") + "tolerance " +
-                     number(outcome.tolerance, "%.1e") + " (" + number(outcome.relative_tolerance, "%.0e") +
-                     " × max(1, max |reference| " + number(outcome.reference_scale, "%.2f") + "))\n";
+                     number(outcome.max_difference, "%.1e") + (outcome.matches ? " <= " : " > ") +
+                     "tolerance " + number(outcome.tolerance, "%.1e") + " (" +
+                     number(outcome.relative_tolerance, "%.0e") + " × max(1, max |reference| " +
+                     number(outcome.reference_scale, "%.2f") + "))\n";
   text += "    ranks: " + outcome.note + "; " + std::to_string(outcome.all_reduces) + " all-reduces\n";
   text += "    timings: init " + number(outcome.init_ms, "%.1f") + " ms";
-  if (outcome.communicator_ms > 0) text += " (NCCL communicators " + number(outcome.communicator_ms, "%.1f") + " ms)";
+  if (outcome.communicator_ms > 0)
+    text += " (NCCL communicators " + number(outcome.communicator_ms, "%.1f") + " ms)";
   text += ", run " + number(outcome.run_ms, "%.2f") + " ms";
   if (outcome.warm_run_ms > 0) text += " (again, warm: " + number(outcome.warm_run_ms, "%.2f") + " ms)";
   text += ", reference " + number(outcome.reference_ms, "%.1f") + " ms\n";
@@ -125,16 +128,18 @@ int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) 
     return 2;
   }
   repro::TpJob job = job_for(options.tp);
-  out.out("repro of TP " + std::to_string(options.tp) + " on the " + options.backend + " backend: " +
-          std::to_string(geometry.heads) + " heads, " + std::to_string(geometry.kv_heads) + " KV heads, hidden " +
-          std::to_string(geometry.hidden) + ", FFN " + std::to_string(geometry.ffn) + ", vocabulary " +
-          std::to_string(geometry.vocab) + ", " + std::to_string(job.tokens) + " tokens\n");
+  out.out("repro of TP " + std::to_string(options.tp) + " on the " + options.backend +
+          " backend: " + std::to_string(geometry.heads) + " heads, " + std::to_string(geometry.kv_heads) +
+          " KV heads, hidden " + std::to_string(geometry.hidden) + ", FFN " + std::to_string(geometry.ffn) +
+          ", vocabulary " + std::to_string(geometry.vocab) + ", " + std::to_string(job.tokens) + " tokens\n");
   if (options.full_size) {
-    out.out("  sizes: the real ones, " + sizes(job) + "; about " + repro::format_bytes(repro::weight_bytes(job)) +
+    out.out("  sizes: the real ones, " + sizes(job) + "; about " +
+            repro::format_bytes(repro::weight_bytes(job)) +
             " of weights in double precision, which can be slow\n");
   } else {
     out.out("  sizes: scaled down " + std::to_string(repro::scale_factor(geometry)) +
-            "× (the same heads, KV heads and divisibility by TP): " + sizes(job) + "; --full-size runs the real ones\n");
+            "× (the same heads, KV heads and divisibility by TP): " + sizes(job) +
+            "; --full-size runs the real ones\n");
   }
 
   // The frameworks' checks see the real sizes, and say what they say about them.

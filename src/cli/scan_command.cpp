@@ -43,10 +43,12 @@ scan::JobRecord record_of(const scan::PlannedJob& job, const report::RunReport& 
     record.cause = diagnosis->cause;
     record.rule = diagnosis->rule ? diagnosis->rule->id : "";
     record.fingerprint = diagnosis->fingerprint;
+    record.failure_template = diagnosis->failure_template;
     if (diagnosis->initiating_rank) record.initiating_rank = *diagnosis->initiating_rank;
     record.confidence = diagnosis->confidence;
     if (!analysis.findings.empty() && analysis.findings.front().fingerprint == diagnosis->fingerprint) {
       record.failing_hosts = analysis.findings.front().hosts;
+      if (!analysis.findings.front().evidence.empty()) record.example_line = analysis.findings.front().evidence.front().text;
     }
     if (record.failing_hosts.empty() && record.hosts.size() == 1) record.failing_hosts = record.hosts;
   }
@@ -164,8 +166,11 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
       std::lock_guard lock(output_mutex);
       if (parsed) out.learn_hosts(parsed->job.hosts);
       out.out(line);
-      if (parsed) summary.add(parsed->job);
-      else out.err("faultline: " + job.name + ": internal error, unreadable scan line: " + parsed.status().message() + "\n");
+      if (parsed)
+        summary.add(parsed->job);
+      else
+        out.err("faultline: " + job.name +
+                ": internal error, unreadable scan line: " + parsed.status().message() + "\n");
       progress.jobs += 1;
       progress.files += job.files.size();
       progress.bytes += job.disk_bytes;
@@ -187,7 +192,8 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
     });
   }
 
-  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads) : std::max(1u, std::thread::hardware_concurrency());
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
+                                       : std::max(1u, std::thread::hardware_concurrency());
   threads = std::max<size_t>(1, std::min(threads, plan.jobs.size()));
   std::vector<std::thread> workers;
   for (size_t i = 1; i < threads; ++i) workers.emplace_back(work);

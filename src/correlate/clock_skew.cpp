@@ -64,10 +64,12 @@ HostOffsets estimate_host_offsets(const std::vector<rules::Finding>& findings) {
     // A `ran for` far above the timeout means the watchdog itself stalled: no timing signal.
     if (*ran_for > *timeout + *timeout / 2) continue;
     auto& starts = collectives[{*seq_num, string_fact(finding.facts, "op").value_or("")}];
-    bool seen = std::any_of(starts.begin(), starts.end(), [&](const Start& s) { return s.rank == finding.rank; });
+    bool seen =
+        std::any_of(starts.begin(), starts.end(), [&](const Start& s) { return s.rank == finding.rank; });
     if (seen) continue;
-    starts.push_back({finding.host, finding.rank,
-                      static_cast<double>(finding.time.seconds_in_year()) - static_cast<double>(*ran_for) / 1000.0});
+    starts.push_back(
+        {finding.host, finding.rank,
+         static_cast<double>(finding.time.seconds_in_year()) - static_cast<double>(*ran_for) / 1000.0});
   }
   // The collective seen on the most hosts.
   const std::pair<int64_t, std::string>* best_key = nullptr;

@@ -28,7 +28,8 @@ int severity_rank(const rules::Rule& rule) {
 // input order. With host clock offsets, times are compared on the job's common clock, in
 // whole seconds.
 void sort_by_first_seen(std::vector<const Finding*>& findings, const HostOffsets& offsets = {}) {
-  bool all_timed = std::all_of(findings.begin(), findings.end(), [](const Finding* f) { return f->time.valid; });
+  bool all_timed =
+      std::all_of(findings.begin(), findings.end(), [](const Finding* f) { return f->time.valid; });
   std::stable_sort(findings.begin(), findings.end(), [&](const Finding* a, const Finding* b) {
     int severity_order = severity_rank(*a->rule) - severity_rank(*b->rule);
     if (severity_order != 0) return severity_order < 0;
@@ -43,7 +44,9 @@ void sort_by_first_seen(std::vector<const Finding*>& findings, const HostOffsets
   });
 }
 
-bool is_unrecognised(const Finding& finding) { return finding.rule->cause == kUnrecognisedCause; }
+bool is_unrecognised(const Finding& finding) {
+  return finding.rule->cause == kUnrecognisedCause;
+}
 
 std::string string_fact(const Facts& facts, std::string_view name) {
   const Value* value = find_fact(facts, name);
@@ -144,8 +147,8 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
                         std::back_inserter(silent));
     if (silent.size() == 1) {
       return InitiatingRank{silent.front(), "ranks " + format_ranges(group.ranks) + " timed out in SeqNum " +
-                                                std::to_string(*int_fact(group.facts, "seq_num")) + "; rank " +
-                                                std::to_string(silent.front()) +
+                                                std::to_string(*int_fact(group.facts, "seq_num")) +
+                                                "; rank " + std::to_string(silent.front()) +
                                                 " did not, so it never reached that collective"};
     }
   }
@@ -162,7 +165,8 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
     bool unique = std::count_if(completed.begin(), completed.end(),
                                 [&](const auto& entry) { return entry.second == lowest->second; }) == 1;
     if (unique) {
-      return InitiatingRank{lowest->first, "rank " + std::to_string(lowest->first) + " completed the fewest NCCL work items (" +
+      return InitiatingRank{lowest->first, "rank " + std::to_string(lowest->first) +
+                                               " completed the fewest NCCL work items (" +
                                                std::to_string(lowest->second) + "): it fell behind first"};
     }
   }
@@ -174,14 +178,17 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
 InitiatingRank earliest_after_skew(const Finding& first, const Finding& runner_up, const std::string& who,
                                    const HostOffsets& offsets) {
   double gap = *offsets.corrected(runner_up) - *offsets.corrected(first);
-  if (gap < 1.0) return {std::nullopt, who + " all reported it within a second of each other, once host clocks are aligned"};
+  if (gap < 1.0)
+    return {std::nullopt,
+            who + " all reported it within a second of each other, once host clocks are aligned"};
   auto where = [&](const Finding& f) {
     std::string text = " at " + f.time.to_string();
     if (!f.host.empty()) text += " on " + f.host;
     return text;
   };
   std::string first_skew = offsets.describe(first.host);
-  std::string other = runner_up.rank >= 0 ? "rank " + std::to_string(runner_up.rank) : "a process with no rank";
+  std::string other =
+      runner_up.rank >= 0 ? "rank " + std::to_string(runner_up.rank) : "a process with no rank";
   InitiatingRank out;
   out.rank = first.rank;
   out.reason = "rank " + std::to_string(first.rank) + " reported it first," + where(first) +
@@ -204,7 +211,8 @@ InitiatingRank earliest_after_skew(const Finding& first, const Finding& runner_u
 InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members,
                                const HostOffsets& offsets) {
   if (group.ranks.empty()) return {std::nullopt, "no line names the rank that reported it"};
-  bool all_ranked = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->rank >= 0; });
+  bool all_ranked =
+      std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->rank >= 0; });
   // Reports with a pid but no rank may be other processes, or the named rank itself in a
   // form whose pid the logs never mapped (NCCL's host:pid:tid lines echo "Last error:").
   // They are other processes when their pid is not a named rank's, and either the named
@@ -226,9 +234,12 @@ InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<cons
   std::string who = all_ranked ? "ranks " + format_ranges(group.ranks)
                                : "rank(s) " + format_ranges(group.ranks) + " and processes with no rank";
   const Finding* first = members.front();
-  auto runner_up = std::find_if(members.begin(), members.end(), [&](const Finding* f) { return f->rank != first->rank; });
-  if (runner_up == members.end()) return {first->rank, "only rank " + std::to_string(first->rank) + " reported it"};
-  bool all_timed = std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->time.valid; });
+  auto runner_up =
+      std::find_if(members.begin(), members.end(), [&](const Finding* f) { return f->rank != first->rank; });
+  if (runner_up == members.end())
+    return {first->rank, "only rank " + std::to_string(first->rank) + " reported it"};
+  bool all_timed =
+      std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->time.valid; });
   if (!all_timed) return {std::nullopt, who + " all reported it and no timestamps order them"};
   if (first->rank < 0) return {std::nullopt, "the earliest report names no rank"};
   bool across_hosts = first->host != (*runner_up)->host;
@@ -237,9 +248,11 @@ InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<cons
     return {std::nullopt, who + " all reported it within the same second"};
   }
   bool inherited = first->time_inherited || (*runner_up)->time_inherited;
-  std::string other = (*runner_up)->rank >= 0 ? "rank " + std::to_string((*runner_up)->rank) : "a process with no rank";
-  return {first->rank, "rank " + std::to_string(first->rank) + " reported it first, at " + first->time.to_string() +
-                           ", before " + other + " at " + (*runner_up)->time.to_string() +
+  std::string other =
+      (*runner_up)->rank >= 0 ? "rank " + std::to_string((*runner_up)->rank) : "a process with no rank";
+  return {first->rank, "rank " + std::to_string(first->rank) + " reported it first, at " +
+                           first->time.to_string() + ", before " + other + " at " +
+                           (*runner_up)->time.to_string() +
                            (inherited ? " (from the timestamps of the lines before the errors)" : "")};
 }
 
@@ -247,12 +260,13 @@ InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<cons
 // never reached the collective the others timed out in, or whose NCCL work is furthest behind.
 std::optional<InitiatingRank> behind_in_watchdog(const std::vector<int>& candidates,
                                                  const std::vector<const Finding*>& symptoms) {
-  std::map<int64_t, std::set<int>> waited;  // SeqNum -> ranks whose watchdog stopped there
+  std::map<int64_t, std::set<int>> waited;     // SeqNum -> ranks whose watchdog stopped there
   std::map<int, int64_t> completed, enqueued;  // rank -> lowest reported
   for (const Finding* f : symptoms) {
     if (f->rank < 0) continue;
     if (auto seq = int_fact(f->facts, "seq_num")) waited[*seq].insert(f->rank);
-    for (auto [name, table] : {std::pair{"last_completed", &completed}, std::pair{"last_enqueued", &enqueued}}) {
+    for (auto [name, table] :
+         {std::pair{"last_completed", &completed}, std::pair{"last_enqueued", &enqueued}}) {
       if (auto value = int_fact(f->facts, name)) {
         auto [slot, inserted] = table->try_emplace(f->rank, *value);
         if (!inserted) slot->second = std::min(slot->second, *value);
@@ -260,17 +274,18 @@ std::optional<InitiatingRank> behind_in_watchdog(const std::vector<int>& candida
     }
   }
   if (!waited.empty()) {
-    auto widest = std::max_element(waited.begin(), waited.end(),
-                                   [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    auto widest = std::max_element(waited.begin(), waited.end(), [](const auto& a, const auto& b) {
+      return a.second.size() < b.second.size();
+    });
     const std::set<int>& ranks = widest->second;
     std::vector<int> absent, present;
     for (int rank : candidates) (ranks.contains(rank) ? present : absent).push_back(rank);
     if (absent.size() == 1 && !present.empty()) {
-      return InitiatingRank{absent.front(), "rank " + std::to_string(absent.front()) +
-                                                " never reached collective SeqNum " + std::to_string(widest->first) +
-                                                ", in which " + ranks_phrase_of(present) + " and " +
-                                                std::to_string(ranks.size() - present.size()) +
-                                                " other rank(s) timed out"};
+      return InitiatingRank{absent.front(),
+                            "rank " + std::to_string(absent.front()) + " never reached collective SeqNum " +
+                                std::to_string(widest->first) + ", in which " + ranks_phrase_of(present) +
+                                " and " + std::to_string(ranks.size() - present.size()) +
+                                " other rank(s) timed out"};
     }
   }
   for (auto [name, table] : {std::pair{"completed", &completed}, std::pair{"enqueued", &enqueued}}) {
@@ -289,8 +304,22 @@ std::optional<InitiatingRank> behind_in_watchdog(const std::vector<int>& candida
   return std::nullopt;
 }
 
-Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>& members, size_t root_cause_groups,
-                   const std::vector<int>& ranks_seen, const HostOffsets& offsets,
+// The facts a diagnosis rests on: its group's, then what the job's other reports of the same
+// cause captured that it did not (a generic wording beside the framework's own line, a line
+// rule beside an event rule), earliest first.
+Facts diagnosis_facts(const FindingGroup& chosen, const std::vector<FindingGroup>& candidates) {
+  Facts facts = chosen.facts;
+  for (const auto& group : candidates) {
+    if (&group == &chosen || group.rule->cause != chosen.rule->cause) continue;
+    for (const auto& [name, value] : group.facts) {
+      if (!find_fact(facts, name)) set_fact(facts, name, value);
+    }
+  }
+  return facts;
+}
+
+Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vector<const Finding*>& members,
+                   size_t root_cause_groups, const std::vector<int>& ranks_seen, const HostOffsets& offsets,
                    const std::vector<const Finding*>& symptoms) {
   const rules::Rule& rule = *group.rule;
   Diagnosis diagnosis;
@@ -300,14 +329,14 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
   diagnosis.fingerprint = group.fingerprint;
   diagnosis.failure_template = group.failure_template;
   diagnosis.first_seen = group.first_time;
-  diagnosis.facts = group.facts;
+  diagnosis.facts = facts;
   if (rule.explain) {
-    diagnosis.explain = std::string(trim(rule.explain->render(group.facts).value_or(rule.explain->source())));
+    diagnosis.explain = std::string(trim(rule.explain->render(facts).value_or(rule.explain->source())));
   }
-  diagnosis.symptoms = render_all(rule.symptoms, group.facts);
-  diagnosis.confirm = render_all(rule.confirm, group.facts);
-  diagnosis.fix = render_all(rule.fix, group.facts);
-  if (rule.verify) diagnosis.verify = rule.verify->render(group.facts).value_or("");
+  diagnosis.symptoms = render_all(rule.symptoms, facts);
+  diagnosis.confirm = render_all(rule.confirm, facts);
+  diagnosis.fix = render_all(rule.fix, facts);
+  if (rule.verify) diagnosis.verify = rule.verify->render(facts).value_or("");
 
   double confidence = 0.5;
   if (rule.cause == kUnrecognisedCause) {
@@ -316,13 +345,15 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
     confidence += 0.3;
     diagnosis.reasons.push_back("matched root-cause rule " + rule.id);
   } else {
-    diagnosis.reasons.push_back("only symptoms were found (" + rule.id + "); the cause may be outside these logs");
+    diagnosis.reasons.push_back("only symptoms were found (" + rule.id +
+                                "); the cause may be outside these logs");
   }
   std::optional<InitiatingRank> behind;
   if (rule.role == Role::kSymptom) behind = straggler(group, members, ranks_seen);
   auto initiating = behind ? *behind : initiating_rank(group, members, offsets);
   std::optional<InitiatingRank> watchdog;
-  if (rule.role == Role::kRootCause && group.ranks.size() > 1) watchdog = behind_in_watchdog(group.ranks, symptoms);
+  if (rule.role == Role::kRootCause && group.ranks.size() > 1)
+    watchdog = behind_in_watchdog(group.ranks, symptoms);
   if (!initiating.rank && watchdog) {
     initiating.reason += "; " + watchdog->reason;
     initiating.rank = watchdog->rank;
@@ -336,7 +367,8 @@ Diagnosis diagnose(const FindingGroup& group, const std::vector<const Finding*>&
   if (initiating.rank) confidence += 0.1;
   if (root_cause_groups > 1) {
     confidence -= 0.1;
-    diagnosis.reasons.push_back(std::to_string(root_cause_groups - 1) + " other root-cause finding(s) in the job");
+    diagnosis.reasons.push_back(std::to_string(root_cause_groups - 1) +
+                                " other root-cause finding(s) in the job");
   }
   diagnosis.confidence = std::clamp(confidence, 0.0, 1.0);
   return diagnosis;
@@ -374,7 +406,8 @@ std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vecto
   // One line per cause, in the order the groups come (root causes, then symptoms).
   std::vector<std::string> causes;
   for (size_t i = 1; i < groups.size(); ++i) {
-    if (std::find(causes.begin(), causes.end(), groups[i].rule->cause) == causes.end()) causes.push_back(groups[i].rule->cause);
+    if (std::find(causes.begin(), causes.end(), groups[i].rule->cause) == causes.end())
+      causes.push_back(groups[i].rule->cause);
   }
   for (const auto& cause : causes) {
     std::set<int> ranks;
@@ -391,10 +424,12 @@ std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vecto
         raw_delay = raw;
       }
     }
-    std::string line = ranks_phrase(std::vector<int>(ranks.begin(), ranks.end())) + " " + what_they_did(*lead);
+    std::string line =
+        ranks_phrase(std::vector<int>(ranks.begin(), ranks.end())) + " " + what_they_did(*lead);
     if (delay && *delay > 0) {
       line += ", " + std::to_string(*delay) + " s later";
-      if (*delay != raw_delay) line += " (host clocks aligned; " + std::to_string(raw_delay) + " s by the printed times)";
+      if (*delay != raw_delay)
+        line += " (host clocks aligned; " + std::to_string(raw_delay) + " s by the printed times)";
     }
     if (!lead->collateral_of.empty()) line += " (collateral)";
     story.push_back(line);
@@ -407,13 +442,13 @@ std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vecto
 // the one CUDA device of the one process that reported it, on one host (torchrun and most
 // launchers give each process the device of its local rank). Each says what it rests on; none
 // adds to the confidence.
-void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen, const std::vector<const Finding*>& members,
-                        const JobShape& shape) {
+void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
+                        const std::vector<const Finding*>& members, const JobShape& shape) {
   if (!chosen.ranks.empty()) return;
   if (shape.ranks_seen.size() == 1) {
     diagnosis.initiating_rank = shape.ranks_seen.front();
-    diagnosis.reasons.back() = "the error names no rank, and rank " + std::to_string(shape.ranks_seen.front()) +
-                               " is the only rank in these logs";
+    diagnosis.reasons.back() = "the error names no rank, and rank " +
+                               std::to_string(shape.ranks_seen.front()) + " is the only rank in these logs";
     return;
   }
   auto local_rank = int_fact(chosen.facts, "local_rank");
@@ -433,17 +468,18 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen, const 
   }
   if (devices.size() != 1 || pids.size() != 1) return;
   diagnosis.initiating_rank = static_cast<int>(*devices.begin());
-  diagnosis.reasons.back() = "the error names no rank; the one process that reported it (pid " +
-                             std::to_string(*pids.begin()) + ") drives CUDA device " + std::to_string(*devices.begin()) +
-                             " of the one host in these logs, and with one GPU per process that is local rank " +
-                             std::to_string(*devices.begin()) + ", the global rank on one node";
+  diagnosis.reasons.back() =
+      "the error names no rank; the one process that reported it (pid " + std::to_string(*pids.begin()) +
+      ") drives CUDA device " + std::to_string(*devices.begin()) +
+      " of the one host in these logs, and with one GPU per process that is local rank " +
+      std::to_string(*devices.begin()) + ", the global rank on one node";
 }
 
 // NCCL peers that other ranks lost point at the rank that went away. Among several ranks that
 // reported the root cause, the one on the peers' host; for a diagnosis of symptoms only, the
 // one rank on the peers' host that reported no error itself.
-void name_rank_from_peers(Diagnosis& diagnosis, const FindingGroup& chosen, const std::vector<PeerReport>& peers,
-                          const std::vector<const Finding*>& symptoms) {
+void name_rank_from_peers(Diagnosis& diagnosis, const FindingGroup& chosen,
+                          const std::vector<PeerReport>& peers, const std::vector<const Finding*>& symptoms) {
   std::set<int> reporting;
   for (const Finding* f : symptoms) {
     if (f->rank >= 0) reporting.insert(f->rank);
@@ -464,7 +500,8 @@ void name_rank_from_peers(Diagnosis& diagnosis, const FindingGroup& chosen, cons
     diagnosis.initiating_rank = candidates.front();
     diagnosis.reasons.back() +=
         "; " + reporters + " lost its peer " + peer.peer + " (host " + peer.host + ", where the logs show " +
-        ranks_phrase_of(peer.ranks) + "), and rank " + std::to_string(candidates.front()) + " is the only one there " +
+        ranks_phrase_of(peer.ranks) + "), and rank " + std::to_string(candidates.front()) +
+        " is the only one there " +
         (chosen.rule->role == Role::kRootCause ? "that reported it" : "that reported no error itself");
     return;
   }
@@ -485,8 +522,9 @@ void name_rank_from_closing_signals(Diagnosis& diagnosis, const FindingGroup& ch
   std::vector<std::string> pids;
   for (int64_t pid : process->signalled) pids.push_back(std::to_string(pid));
   diagnosis.initiating_rank = rank;
-  diagnosis.reasons.back() += "; the launcher sent its closing signal to pid" + std::string(pids.size() == 1 ? " " : "s ") +
-                              join(pids, ", ") + " on " + process->process.host + " but not to pid " +
+  diagnosis.reasons.back() += "; the launcher sent its closing signal to pid" +
+                              std::string(pids.size() == 1 ? " " : "s ") + join(pids, ", ") + " on " +
+                              process->process.host + " but not to pid " +
                               std::to_string(process->process.pid) + ", rank " + std::to_string(rank) +
                               " (by its NCCL lines): it had already exited (weak evidence)";
 }
@@ -522,7 +560,8 @@ JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> find
   std::vector<Finding> known;
   if (!baseline.empty()) {
     auto in_baseline = [&](const Finding& f) { return baseline.contains(print_of(f)); };
-    auto split = std::stable_partition(findings.begin(), findings.end(), [&](const Finding& f) { return !in_baseline(f); });
+    auto split = std::stable_partition(findings.begin(), findings.end(),
+                                       [&](const Finding& f) { return !in_baseline(f); });
     known.assign(std::make_move_iterator(split), std::make_move_iterator(findings.end()));
     findings.erase(split, findings.end());
   }
@@ -551,20 +590,24 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   analysis.coverage = measure_coverage(analysis.shape, findings);
   if (findings.empty()) return analysis;
 
-  // Three tiers: the root causes rules know; errors no rule knows; symptoms. An error no rule
-  // knows is passed by where another finding stands on its line (a line rule that knew it).
-  std::set<std::pair<uint32_t, uint64_t>> known_lines;
+  // Three tiers: the root causes rules know; errors no rule knows; symptoms. (Where another
+  // rule knew an error's line, its priority has set the catch-all aside: keep_highest_priority.)
+  // A recovery (a retry, a skip, a completed run) after an error no rule knows, on its rank,
+  // says the job handled that error.
+  std::vector<const Finding*> recoveries;
   for (const auto& finding : findings) {
-    if (is_unrecognised(finding)) continue;
-    for (const auto& evidence : finding.evidence) known_lines.emplace(evidence.source, evidence.line);
+    if (finding.rule->role == Role::kRecovery) recoveries.push_back(&finding);
   }
+  auto recovered = [&](const Finding& error) {
+    return std::any_of(recoveries.begin(), recoveries.end(), [&](const Finding* recovery) {
+      return recovery->sequence > error.sequence && recovery->rank == error.rank;
+    });
+  };
   std::vector<const Finding*> roots, unknown, symptoms;
   for (const auto& finding : findings) {
+    if (finding.rule->role == Role::kRecovery) continue;
     if (is_unrecognised(finding)) {
-      bool explained = std::any_of(finding.evidence.begin(), finding.evidence.end(), [&](const rules::Evidence& e) {
-        return known_lines.contains({e.source, e.line});
-      });
-      if (!explained) unknown.push_back(&finding);
+      if (!recovered(finding)) unknown.push_back(&finding);
     } else {
       (finding.rule->role == Role::kRootCause ? roots : symptoms).push_back(&finding);
     }
@@ -579,6 +622,21 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   if (root_groups.empty() && unknown_groups.empty() && symptom_groups.empty()) return analysis;
 
   size_t known_root_groups = root_groups.size();
+  // An error no rule knows that came after a collective had already timed out is the hang's
+  // collateral (an abort, a broken connection), not its cause.
+  bool after_hang = std::any_of(symptom_groups.begin(), symptom_groups.end(), [&](const FindingGroup& symptom) {
+    if (symptom.rule->cause != "nccl.watchdog_timeout" || unknown_groups.empty()) return false;
+    const FindingGroup& error = unknown_groups.front();
+    if (symptom.first_time.valid && error.first_time.valid) {
+      return compare(symptom.first_time, error.first_time).value_or(1) < 0;
+    }
+    return symptom.first_sequence <= error.first_sequence;
+  });
+  if (after_hang) {
+    unknown.clear();
+    unknown_groups.clear();
+  }
+  if (root_groups.empty() && unknown_groups.empty() && symptom_groups.empty()) return analysis;
   bool unknown_leads = root_groups.empty() && !unknown_groups.empty();
   roots.insert(roots.end(), unknown.begin(), unknown.end());
   root_groups.insert(root_groups.end(), std::make_move_iterator(unknown_groups.begin()),
@@ -593,27 +651,31 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
     }
   }
   sort_by_first_seen(members, offsets);
-  analysis.diagnosis = diagnose(chosen, members, unknown_leads ? root_groups.size() : known_root_groups,
+  analysis.diagnosis = diagnose(chosen, diagnosis_facts(chosen, candidates), members, unknown_leads ? root_groups.size() : known_root_groups,
                                 analysis.shape.ranks_seen, offsets, symptoms);
   if (!analysis.diagnosis->initiating_rank && chosen.ranks.empty()) {
     // The same failure often appears twice: a bare error line that names no rank, and a
     // relay of it (a watchdog, a launcher) that does. One rank named by the relays is it.
     std::set<int> named;
     for (const auto& group : candidates) {
-      if (&group != &chosen && group.rule->cause == chosen.rule->cause) named.insert(group.ranks.begin(), group.ranks.end());
+      if (&group != &chosen && group.rule->cause == chosen.rule->cause)
+        named.insert(group.ranks.begin(), group.ranks.end());
     }
     if (named.size() == 1) {
       analysis.diagnosis->initiating_rank = *named.begin();
-      analysis.diagnosis->reasons.back() = "the error names no rank; the other report of the same cause names only rank " +
-                                           std::to_string(*named.begin());
+      analysis.diagnosis->reasons.back() =
+          "the error names no rank; the other report of the same cause names only rank " +
+          std::to_string(*named.begin());
       analysis.diagnosis->confidence = std::min(1.0, analysis.diagnosis->confidence + 0.05);
     }
   }
   if (!analysis.diagnosis->initiating_rank) {
     analysis.shape.host_directory.observe(findings);
-    name_rank_from_peers(*analysis.diagnosis, chosen, peers_named(findings, analysis.shape.host_directory), symptoms);
+    name_rank_from_peers(*analysis.diagnosis, chosen, peers_named(findings, analysis.shape.host_directory),
+                         symptoms);
   }
-  if (!analysis.diagnosis->initiating_rank) name_rank_from_job(*analysis.diagnosis, chosen, members, analysis.shape);
+  if (!analysis.diagnosis->initiating_rank)
+    name_rank_from_job(*analysis.diagnosis, chosen, members, analysis.shape);
   if (!analysis.diagnosis->initiating_rank) {
     name_rank_from_closing_signals(*analysis.diagnosis, chosen, findings, analysis.shape.host_directory);
   }
@@ -628,6 +690,5 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
 }
 
 }  // namespace
-
 
 }  // namespace faultline::correlate

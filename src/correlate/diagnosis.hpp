@@ -29,20 +29,20 @@ struct FindingGroup {
 
   const rules::Rule* rule = nullptr;
   std::string fingerprint;
-  std::vector<int> ranks;           // sorted, unique; empty when no rank was known
+  std::vector<int> ranks;  // sorted, unique; empty when no rank was known
   std::vector<std::string> hosts;
   Timestamp first_time;
-  double first_clock_offset = 0;    // of the host that printed first_time (see RankMark)
+  double first_clock_offset = 0;  // of the host that printed first_time (see RankMark)
   uint64_t first_sequence = 0;
   int first_rank = -1;
-  Facts facts;                      // of the earliest occurrence
-  std::string message;              // the earliest occurrence's matched text
+  Facts facts;                            // of the earliest occurrence
+  std::string message;                    // the earliest occurrence's matched text
   std::vector<rules::Evidence> evidence;  // earliest first, capped at kMaxEvidence
   size_t occurrences = 0;
-  std::vector<RankMark> marks;      // each rank's first report, earliest first
-  std::string collateral_of;        // the diagnosis' cause, for symptoms that follow it
-  bool in_baseline = false;         // a healthy run of the job shows it too
-  std::string failure_template;     // cause `unrecognised`: what it looks like (see fingerprint.hpp)
+  std::vector<RankMark> marks;   // each rank's first report, earliest first
+  std::string collateral_of;     // the diagnosis' cause, for symptoms that follow it
+  bool in_baseline = false;      // a healthy run of the job shows it too
+  std::string failure_template;  // cause `unrecognised`: what it looks like (see fingerprint.hpp)
 };
 
 struct Diagnosis {
@@ -71,7 +71,7 @@ struct JobShape {
   std::vector<int> ranks_seen;
   std::vector<std::string> hosts;
   std::vector<std::string> truncated_sources;  // ended inside a traceback or error block
-  HostDirectory host_directory;                 // ranks and addresses per host, for NCCL peer names
+  HostDirectory host_directory;                // ranks and addresses per host, for NCCL peer names
 };
 
 // How much of the job the logs show: a partial log still deserves an answer, but says so.

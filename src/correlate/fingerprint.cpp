@@ -19,7 +19,9 @@ std::string mask_volatile(std::string_view message) {
     bool hex = c == '0' && i + 1 < message.size() && (message[i + 1] == 'x' || message[i + 1] == 'X');
     if (is_digit(c) || hex) {
       i += hex ? 2 : 0;
-      while (i < message.size() && (is_digit(message[i]) || (hex && std::isxdigit(static_cast<unsigned char>(message[i]))))) ++i;
+      while (i < message.size() &&
+             (is_digit(message[i]) || (hex && std::isxdigit(static_cast<unsigned char>(message[i])))))
+        ++i;
       out += '#';
       continue;
     }
@@ -43,7 +45,9 @@ std::string fingerprint(std::string_view cause, std::string_view message) {
 
 namespace {
 
-bool is_hex_digit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_hex_digit(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 // A token of 8 or more hex digits holding at least one digit and one letter (a hash, an id).
 size_t hex_run(std::string_view text, size_t i) {
@@ -74,8 +78,10 @@ size_t host_run(std::string_view text, size_t i) {
   std::string_view run = text.substr(i, end - i);
   std::string_view first = run.substr(0, run.find('.'));
   std::string_view last = run.substr(run.rfind('.') + 1);
-  bool first_like_host = std::any_of(first.begin(), first.end(), [](char c) { return is_digit(c) || c == '-'; });
-  bool last_alphabetic = !last.empty() && std::all_of(last.begin(), last.end(), [](char c) { return is_alpha(c); });
+  bool first_like_host =
+      std::any_of(first.begin(), first.end(), [](char c) { return is_digit(c) || c == '-'; });
+  bool last_alphabetic =
+      !last.empty() && std::all_of(last.begin(), last.end(), [](char c) { return is_alpha(c); });
   return first_like_host && last_alphabetic ? run.size() : 0;
 }
 
@@ -112,8 +118,8 @@ std::string mask_template(std::string_view message) {
   return mask_volatile(out);
 }
 
-std::string failure_template(std::string_view exception, std::string_view message, std::string_view frame_file,
-                             std::string_view frame_function) {
+std::string failure_template(std::string_view exception, std::string_view message,
+                             std::string_view frame_file, std::string_view frame_function) {
   std::string out(exception);
   if (std::string masked = mask_template(message); !masked.empty()) out += ": " + masked;
   if (!frame_file.empty() || !frame_function.empty()) {

@@ -18,8 +18,8 @@ std::string fingerprint(std::string_view cause, std::string_view message);
 // keys in one collate function share a template:
 //   "KeyError: <str> @ collate.py in collate"
 // From the facts of the `unrecognised` rules (exception, message, frame_file, frame_function).
-std::string failure_template(std::string_view exception, std::string_view message, std::string_view frame_file,
-                             std::string_view frame_function);
+std::string failure_template(std::string_view exception, std::string_view message,
+                             std::string_view frame_file, std::string_view frame_function);
 // mask_volatile, and quoted strings, long hex runs and dotted host names as well.
 std::string mask_template(std::string_view message);
 

@@ -8,7 +8,9 @@ namespace faultline::correlate {
 namespace {
 
 bool is_ipv4(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+  });
 }
 
 const std::string* string_fact(const Facts& facts, std::string_view name) {
@@ -101,7 +103,6 @@ std::vector<HostDirectory::Process> HostDirectory::processes() const {
   return out;
 }
 
-
 std::string HostDirectory::host_of(std::string_view peer) const {
   std::string name = normalize_host(peer);
   if (auto it = address_hosts_.find(name); it != address_hosts_.end()) return it->second;
@@ -114,7 +115,8 @@ std::vector<int> HostDirectory::ranks_of(std::string_view peer) const {
   return {it->second.begin(), it->second.end()};
 }
 
-std::vector<PeerReport> peers_named(const std::vector<rules::Finding>& findings, const HostDirectory& directory) {
+std::vector<PeerReport> peers_named(const std::vector<rules::Finding>& findings,
+                                    const HostDirectory& directory) {
   std::vector<PeerReport> peers;
   for (const auto& finding : findings) {
     if (finding.rule->role != rules::Role::kSymptom) continue;
@@ -127,13 +129,15 @@ std::vector<PeerReport> peers_named(const std::vector<rules::Finding>& findings,
       peers.push_back({*peer, host, directory.ranks_of(*peer), {}});
       it = peers.end() - 1;
     }
-    if (finding.rank >= 0 && std::find(it->reporters.begin(), it->reporters.end(), finding.rank) == it->reporters.end()) {
+    if (finding.rank >= 0 &&
+        std::find(it->reporters.begin(), it->reporters.end(), finding.rank) == it->reporters.end()) {
       it->reporters.push_back(finding.rank);
     }
   }
   for (auto& peer : peers) std::sort(peer.reporters.begin(), peer.reporters.end());
-  std::stable_sort(peers.begin(), peers.end(),
-                   [](const PeerReport& a, const PeerReport& b) { return a.reporters.size() > b.reporters.size(); });
+  std::stable_sort(peers.begin(), peers.end(), [](const PeerReport& a, const PeerReport& b) {
+    return a.reporters.size() > b.reporters.size();
+  });
   return peers;
 }
 

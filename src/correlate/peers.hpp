@@ -56,7 +56,7 @@ class HostDirectory {
  private:
   std::map<std::string, std::set<int>, std::less<>> host_ranks_;
   std::map<std::string, std::string, std::less<>> address_hosts_;  // normalized address -> normalized host
-  std::map<std::pair<std::string, int64_t>, int> process_ranks_;    // (normalized host, pid) -> rank
+  std::map<std::pair<std::string, int64_t>, int> process_ranks_;   // (normalized host, pid) -> rank
   std::string last_host_;
   int last_rank_ = -1;
   std::string last_process_host_;
@@ -66,14 +66,15 @@ class HostDirectory {
 
 // One peer that NCCL lines blame, resolved to a host and the ranks the logs show on it.
 struct PeerReport {
-  std::string peer;        // as printed
-  std::string host;        // normalized host it resolves to
-  std::vector<int> ranks;  // ranks seen on that host; empty when none
+  std::string peer;            // as printed
+  std::string host;            // normalized host it resolves to
+  std::vector<int> ranks;      // ranks seen on that host; empty when none
   std::vector<int> reporters;  // ranks that printed it
 };
 
 // The peers named by symptom findings (facts peer_host / peer_ip), most reported first.
-std::vector<PeerReport> peers_named(const std::vector<rules::Finding>& findings, const HostDirectory& directory);
+std::vector<PeerReport> peers_named(const std::vector<rules::Finding>& findings,
+                                    const HostDirectory& directory);
 
 // The process a launcher did not stop. torchrun's agent sends its closing signal ("Sending
 // process P closing signal SIGTERM") to every local worker still running; the one worker it

@@ -17,8 +17,10 @@ constexpr size_t kSniffBytes = size_t{64} << 10;
 constexpr size_t kReadBlock = size_t{64} << 10;
 
 std::string describe_size(uint64_t bytes) {
-  if (bytes >= (uint64_t{1} << 30) && bytes % (uint64_t{1} << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
-  if (bytes >= (uint64_t{1} << 20) && bytes % (uint64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (uint64_t{1} << 30) && bytes % (uint64_t{1} << 30) == 0)
+    return std::to_string(bytes >> 30) + " GiB";
+  if (bytes >= (uint64_t{1} << 20) && bytes % (uint64_t{1} << 20) == 0)
+    return std::to_string(bytes >> 20) + " MiB";
   return std::to_string(bytes) + " bytes";
 }
 
@@ -37,7 +39,8 @@ std::string check_limits(Budget& budget, uint64_t expanded, uint64_t consumed) {
     budget.exhausted = "expanded size over the " + describe_size(limits.max_total_bytes) + " limit";
     return budget.exhausted;
   }
-  if (expanded > limits.ratio_grace_bytes && expanded / std::max<uint64_t>(consumed, kReadBlock) >= limits.max_ratio) {
+  if (expanded > limits.ratio_grace_bytes &&
+      expanded / std::max<uint64_t>(consumed, kReadBlock) >= limits.max_ratio) {
     return "expansion ratio over " + std::to_string(limits.max_ratio) + ":1 (zip bomb?)";
   }
   return {};
@@ -200,13 +203,19 @@ Content classify(const std::string& prefix) {
 }
 
 std::string short_format_name(struct archive* archive) {
-  std::string format = (archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP ? "zip" : "tar";
+  std::string format =
+      (archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP ? "zip" : "tar";
   switch (archive_filter_code(archive, 0)) {
-    case ARCHIVE_FILTER_GZIP: return format + ".gz";
-    case ARCHIVE_FILTER_ZSTD: return format + ".zst";
-    case ARCHIVE_FILTER_XZ: return format + ".xz";
-    case ARCHIVE_FILTER_BZIP2: return format + ".bz2";
-    default: return format;
+    case ARCHIVE_FILTER_GZIP:
+      return format + ".gz";
+    case ARCHIVE_FILTER_ZSTD:
+      return format + ".zst";
+    case ARCHIVE_FILTER_XZ:
+      return format + ".xz";
+    case ARCHIVE_FILTER_BZIP2:
+      return format + ".bz2";
+    default:
+      return format;
   }
 }
 
@@ -216,7 +225,8 @@ struct Walk {
   Budget budget;
 };
 
-void read_stream(const std::string& name, std::optional<int> rank_hint, ByteSource& raw, int depth, Walk& walk);
+void read_stream(const std::string& name, std::optional<int> rank_hint, ByteSource& raw, int depth,
+                 Walk& walk);
 
 void read_archive(const std::string& name, std::optional<int> rank_hint, ByteSource& source, int depth,
                   Walk& walk) {
@@ -225,7 +235,8 @@ void read_archive(const std::string& name, std::optional<int> rank_hint, ByteSou
   archive_read_support_filter_all(archive.get());
   archive_read_support_format_tar(archive.get());
   archive_read_support_format_zip_streamable(archive.get());
-  if (archive_read_open(archive.get(), &input, nullptr, &ArchiveInput::read_callback, nullptr) != ARCHIVE_OK) {
+  if (archive_read_open(archive.get(), &input, nullptr, &ArchiveInput::read_callback, nullptr) !=
+      ARCHIVE_OK) {
     walk.skip({name, input.error_text(archive.get())});
     return;
   }
@@ -275,7 +286,8 @@ void read_archive(const std::string& name, std::optional<int> rank_hint, ByteSou
 }
 
 // `depth` counts the archives `raw` is inside of.
-void read_stream(const std::string& name, std::optional<int> rank_hint, ByteSource& raw, int depth, Walk& walk) {
+void read_stream(const std::string& name, std::optional<int> rank_hint, ByteSource& raw, int depth,
+                 Walk& walk) {
   CountingSource counted(raw);
   std::string prefix(kSniffBytes, '\0');
   size_t filled = 0;

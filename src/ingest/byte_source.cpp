@@ -50,8 +50,8 @@ class FileSource final : public ByteSource {
   }
   std::string in_memory_error() const override {
     if (!mapped_ || !mapped_->shrank()) return "";
-    return "the file could not be read to its end (it shrank from " + std::to_string(mapped_->bytes().size()) +
-           " to " + std::to_string(MappedFile::size_now(fd_)) +
+    return "the file could not be read to its end (it shrank from " +
+           std::to_string(mapped_->bytes().size()) + " to " + std::to_string(MappedFile::size_now(fd_)) +
            " bytes while it was read, or the disk failed); bytes from there on read as zeros";
   }
 
@@ -102,7 +102,8 @@ class ReplaySource final : public ByteSource {
   // The rest's bytes, when the prefix is exactly what was taken from their start.
   std::string_view in_memory() const override {
     std::string_view whole = rest_.in_memory();
-    if (whole.empty() || rest_.consumed() != prefix_.size() + forwarded_ || !whole.starts_with(prefix_)) return {};
+    if (whole.empty() || rest_.consumed() != prefix_.size() + forwarded_ || !whole.starts_with(prefix_))
+      return {};
     return whole;
   }
   uint64_t consumed() const override { return offset_ + forwarded_; }
@@ -185,7 +186,9 @@ std::string_view compression_of(std::string_view head) {
   auto starts = [&](std::string_view magic) { return head.starts_with(magic); };
   if (starts("\x1f\x8b")) return "gzip";
   if (starts("\x28\xb5\x2f\xfd")) return "zstd";
-  if (starts("\xfd" "7zXZ")) return "xz";
+  if (starts("\xfd"
+             "7zXZ"))
+    return "xz";
   if (starts("BZh") && head.size() > 3 && head[3] >= '1' && head[3] <= '9') return "bzip2";
   return {};
 }

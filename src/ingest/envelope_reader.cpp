@@ -7,7 +7,10 @@
 namespace faultline::ingest {
 
 EnvelopeReader::EnvelopeReader(std::unique_ptr<ByteSource> source, uint32_t source_index, std::string format)
-    : source_(std::move(source)), source_index_(source_index), physical_(*source_, source_index), format_(std::move(format)) {}
+    : source_(std::move(source)),
+      source_index_(source_index),
+      physical_(*source_, source_index),
+      format_(std::move(format)) {}
 
 bool EnvelopeReader::next(Record& record) {
   while (pending_next_ == pending_count_) {

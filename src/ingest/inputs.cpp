@@ -21,7 +21,8 @@ struct Globs {
 };
 
 // A glob with a '/' is matched against the whole relative path, one without against the name.
-bool matches_any(const std::vector<std::string>& globs, const std::string& relative, const std::string& file_name) {
+bool matches_any(const std::vector<std::string>& globs, const std::string& relative,
+                 const std::string& file_name) {
   return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) {
     const std::string& subject = glob.find('/') == std::string::npos ? file_name : relative;
     return ::fnmatch(glob.c_str(), subject.c_str(), 0) == 0;
@@ -75,7 +76,9 @@ void add_directory(const fs::path& root, const Globs& globs, InputList& out) {
 
 }  // namespace
 
-InputList expand_inputs(const std::vector<std::string>& paths) { return expand_inputs(paths, {}, {}); }
+InputList expand_inputs(const std::vector<std::string>& paths) {
+  return expand_inputs(paths, {}, {});
+}
 
 InputList expand_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& include_globs,
                         const std::vector<std::string>& exclude_globs) {

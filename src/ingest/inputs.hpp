@@ -38,9 +38,9 @@ InputList expand_inputs(const std::vector<std::string>& paths, const std::vector
 // Over a limit, the member being read stops with an error naming the limit; over the total,
 // the rest of the input is skipped too.
 struct ExpansionLimits {
-  uint64_t max_total_bytes = uint64_t{16} << 30;  // all members of one input, decompressed
-  uint64_t max_ratio = 1000;                      // decompressed bytes per compressed byte
-  uint64_t ratio_grace_bytes = uint64_t{1} << 20; // the ratio is checked only past this
+  uint64_t max_total_bytes = uint64_t{16} << 30;   // all members of one input, decompressed
+  uint64_t max_ratio = 1000;                       // decompressed bytes per compressed byte
+  uint64_t ratio_grace_bytes = uint64_t{1} << 20;  // the ratio is checked only past this
 };
 
 // Every source one input path holds, in order: the file itself (decompressed), or each regular

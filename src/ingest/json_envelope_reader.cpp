@@ -38,7 +38,8 @@ std::optional<int64_t> integer_at(element object, std::string_view key) {
   if (double number; value.get_double().get(number) == simdjson::SUCCESS && std::isfinite(number)) {
     return static_cast<int64_t>(number);
   }
-  if (std::string_view text; value.get_string().get(text) == simdjson::SUCCESS) return parse_integer(trim(text));
+  if (std::string_view text; value.get_string().get(text) == simdjson::SUCCESS)
+    return parse_integer(trim(text));
   return std::nullopt;
 }
 
@@ -72,10 +73,14 @@ class JsonEnvelopeReader final : public EnvelopeReader {
  private:
   static std::string format_name(JsonEnvelope kind) {
     switch (kind) {
-      case JsonEnvelope::docker: return "docker-json";
-      case JsonEnvelope::journald: return "journald";
-      case JsonEnvelope::json_lines: return "jsonl";
-      case JsonEnvelope::torchelastic_error: return "torchelastic-error";
+      case JsonEnvelope::docker:
+        return "docker-json";
+      case JsonEnvelope::journald:
+        return "journald";
+      case JsonEnvelope::json_lines:
+        return "jsonl";
+      case JsonEnvelope::torchelastic_error:
+        return "torchelastic-error";
     }
     return "jsonl";
   }
@@ -90,10 +95,14 @@ class JsonEnvelopeReader final : public EnvelopeReader {
       return bad_record(record_number, "not valid JSON, line skipped");
     }
     switch (kind_) {
-      case JsonEnvelope::docker: return decode_docker(object, record_number);
-      case JsonEnvelope::journald: return decode_journald(object, record_number);
-      case JsonEnvelope::json_lines: return decode_json_line(object, text, record_number);
-      case JsonEnvelope::torchelastic_error: return decode_torchelastic(object, record_number);
+      case JsonEnvelope::docker:
+        return decode_docker(object, record_number);
+      case JsonEnvelope::journald:
+        return decode_journald(object, record_number);
+      case JsonEnvelope::json_lines:
+        return decode_json_line(object, text, record_number);
+      case JsonEnvelope::torchelastic_error:
+        return decode_torchelastic(object, record_number);
     }
   }
 

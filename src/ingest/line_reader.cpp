@@ -80,8 +80,8 @@ bool LineReader::fill() {
 bool LineReader::take_segment(Record& record) {
   while (!segments_.empty()) {
     const void* cr = std::memchr(segments_.data(), '\r', segments_.size());
-    size_t length = cr ? static_cast<size_t>(static_cast<const char*>(cr) - segments_.data())
-                       : segments_.size();
+    size_t length =
+        cr ? static_cast<size_t>(static_cast<const char*>(cr) - segments_.data()) : segments_.size();
     std::string_view segment = segments_.substr(0, length);
     segments_ = cr ? segments_.substr(length + 1) : std::string_view();
     if (segment.empty() && !segments_.empty()) continue;

@@ -54,7 +54,8 @@ void on_sigbus(int, siginfo_t* info, void*) {
     auto [begin, end] = slot.range();
     if (begin == 0 || address < begin || address >= end) continue;
     uintptr_t page = address & ~(page_size - 1);
-    void* zeros = mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
+    void* zeros = mmap(reinterpret_cast<void*>(page), end - page, PROT_READ,
+                       MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
     if (zeros != MAP_FAILED) {
       slot.shrank.store(true, std::memory_order_release);
       return;  // the access is retried and reads zeros
@@ -80,7 +81,8 @@ void install_handler() {
 
 std::unique_ptr<MappedFile> MappedFile::map(int fd) {
   struct stat info {};
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<uint64_t>(info.st_size) < kMapFrom) return nullptr;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || static_cast<uint64_t>(info.st_size) < kMapFrom)
+    return nullptr;
   if (lseek(fd, 0, SEEK_CUR) != 0) return nullptr;  // stdin, partly read already: read on from there
   auto size = static_cast<uint64_t>(info.st_size);
   install_handler();
@@ -114,7 +116,9 @@ void MappedFile::release_before(uint64_t offset) {
   released_ = page_start;
 }
 
-bool MappedFile::shrank() const { return guarded_slots[slot_].shrank.load(std::memory_order_acquire); }
+bool MappedFile::shrank() const {
+  return guarded_slots[slot_].shrank.load(std::memory_order_acquire);
+}
 
 uint64_t MappedFile::size_now(int fd) {
   struct stat info {};

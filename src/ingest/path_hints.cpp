@@ -38,7 +38,8 @@ std::optional<int> from_rank_word(std::string_view file) {
     if (at > 0 && is_alpha(file[at - 1])) continue;
     std::string_view rest = file.substr(at + 4);
     if (!rest.empty() && (rest.front() == '_' || rest.front() == '-')) rest.remove_prefix(1);
-    if (auto rank = take_integer(rest); rank && (rest.empty() || !is_word(rest.front()) || rest.front() == '_')) {
+    if (auto rank = take_integer(rest);
+        rank && (rest.empty() || !is_word(rest.front()) || rest.front() == '_')) {
       return static_cast<int>(*rank);
     }
   }

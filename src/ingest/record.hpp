@@ -25,16 +25,16 @@ struct Record {
 
 // What ingest knows about one input of a job.
 struct SourceInfo {
-  std::string name;               // as the user named it: path, "<stdin>", "run.tar:3/stderr.log"
-  std::optional<int> rank_hint;   // from the path (attempt_0/3/stderr.log, rank3.log, ...)
-  std::string format = "text";    // "text", "gzip", ...
-  uint64_t bytes = 0;             // decompressed bytes read
+  std::string name;              // as the user named it: path, "<stdin>", "run.tar:3/stderr.log"
+  std::optional<int> rank_hint;  // from the path (attempt_0/3/stderr.log, rank3.log, ...)
+  std::string format = "text";   // "text", "gzip", ...
+  uint64_t bytes = 0;            // decompressed bytes read
   uint64_t lines = 0;
-  uint64_t lines_parsed = 0;      // lines parsed: all but those a sparse read skipped
-  uint64_t lines_cut = 0;         // lines longer than the limit, cut and counted
-  uint64_t bad_lines = 0;         // envelope records that could not be decoded, skipped
-  std::string first_bad_line;     // "17: not valid JSON, line skipped"
-  std::string error;              // set when reading stopped early
+  uint64_t lines_parsed = 0;   // lines parsed: all but those a sparse read skipped
+  uint64_t lines_cut = 0;      // lines longer than the limit, cut and counted
+  uint64_t bad_lines = 0;      // envelope records that could not be decoded, skipped
+  std::string first_bad_line;  // "17: not valid JSON, line skipped"
+  std::string error;           // set when reading stopped early
 };
 
 }  // namespace faultline::ingest

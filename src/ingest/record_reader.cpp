@@ -25,7 +25,9 @@ class TextReader final : public RecordReader {
   std::string format() const override { return lines_.format(); }
   std::string_view buffered() const override { return lines_.buffered(); }
   uint64_t refills() const override { return lines_.refills(); }
-  uint64_t skip_lines_before(size_t offset, size_t keep) override { return lines_.skip_lines_before(offset, keep); }
+  uint64_t skip_lines_before(size_t offset, size_t keep) override {
+    return lines_.skip_lines_before(offset, keep);
+  }
 
  private:
   std::unique_ptr<ByteSource> source_;
@@ -113,10 +115,14 @@ std::unique_ptr<RecordReader> open_records(ByteSource& source, uint32_t source_i
   Envelope envelope = detect(first_line(source, taken));
   auto replayed = replay_source(std::move(taken), source);
   switch (envelope) {
-    case Envelope::text: break;
-    case Envelope::cri: return make_cri_reader(std::move(replayed), source_index);
-    case Envelope::docker: return make_json_reader(JsonEnvelope::docker, std::move(replayed), source_index);
-    case Envelope::journald: return make_json_reader(JsonEnvelope::journald, std::move(replayed), source_index);
+    case Envelope::text:
+      break;
+    case Envelope::cri:
+      return make_cri_reader(std::move(replayed), source_index);
+    case Envelope::docker:
+      return make_json_reader(JsonEnvelope::docker, std::move(replayed), source_index);
+    case Envelope::journald:
+      return make_json_reader(JsonEnvelope::journald, std::move(replayed), source_index);
     case Envelope::json_lines:
       return make_json_reader(JsonEnvelope::json_lines, std::move(replayed), source_index);
     case Envelope::torchelastic_error:

@@ -52,8 +52,9 @@ std::pair<size_t, size_t> next_sequence(std::string_view text, size_t from) {
 }  // namespace
 
 bool may_hold_ansi(std::string_view block) {
-  return std::any_of(kEscapeIntroducers.begin(), kEscapeIntroducers.end(),
-                     [&](std::string_view introducer) { return block.find(introducer) != std::string_view::npos; });
+  return std::any_of(kEscapeIntroducers.begin(), kEscapeIntroducers.end(), [&](std::string_view introducer) {
+    return block.find(introducer) != std::string_view::npos;
+  });
 }
 
 bool has_ansi(std::string_view text) {

@@ -173,8 +173,9 @@ namespace {
 // A line that continues a traceback printed by a logger that prefixes only a record's first
 // line (SGLang): blank, indented, a frame, a chaining line, or the exception line.
 bool continues_traceback(string_view text) {
-  if (text.empty() || is_space(text.front()) || text.starts_with("File \"") || text.starts_with("Traceback (") ||
-      text.starts_with("During handling") || text.starts_with("The above exception")) {
+  if (text.empty() || is_space(text.front()) || text.starts_with("File \"") ||
+      text.starts_with("Traceback (") || text.starts_with("During handling") ||
+      text.starts_with("The above exception")) {
     return true;
   }
   size_t colon = text.find(':');
@@ -193,14 +194,15 @@ bool continues_traceback(string_view text) {
 void LineParser::continue_record(Line& line, string_view& rest, bool record_header, bool rank_prefix) {
   // A traceback header always ends its line, so a suffix test is enough (and costs nothing).
   if (record_header || (rank_prefix && trim_right(rest).ends_with("Traceback (most recent call last):"))) {
-    record_open_ = {true, !record_header, line.source, line.rank, line.local_rank, line.rank_from_prefix,
-                    line.severity};
+    record_open_ = {
+        true, !record_header, line.source, line.rank, line.local_rank, line.rank_from_prefix, line.severity};
     return;
   }
   if (!record_open_.open) return;
   bool continues = false;
   if (record_open_.traceback) {
-    continues = record_open_.source == line.source && !rank_prefix && !line.severity && continues_traceback(rest);
+    continues =
+        record_open_.source == line.source && !rank_prefix && !line.severity && continues_traceback(rest);
   } else {
     continues = record_open_.source == line.source && rest.starts_with("    ") && !line.severity &&
                 (line.rank < 0 || line.rank == record_open_.rank);

@@ -95,12 +95,12 @@ class LineParser {
 
   ingest::Record record_;
   std::optional<int> rank_hint_;
-  std::string scratch_;                     // the record without ANSI escapes
-  std::string unescaped_;                   // a flattened record with its "\n" unescaped
-  std::vector<std::string_view> pieces_;    // the lines a flattened record holds
+  std::string scratch_;                   // the record without ANSI escapes
+  std::string unescaped_;                 // a flattened record with its "\n" unescaped
+  std::vector<std::string_view> pieces_;  // the lines a flattened record holds
   size_t next_piece_ = 0;
   bool pieces_unescaped_ = false;
-  std::vector<std::string> known_hosts_;    // pdsh hosts and TorchX roles seen as prefixes
+  std::vector<std::string> known_hosts_;  // pdsh hosts and TorchX roles seen as prefixes
   PidRanks pid_ranks_;
   // Viewer line numbers: a source whose leading "[N] " counts up with its lines.
   uint32_t numbered_source_ = 0;

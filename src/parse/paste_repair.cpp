@@ -42,9 +42,12 @@ void split_escaped(string_view text, std::string& buffer, std::vector<string_vie
       char next = text[i + 1];
       if (next == 'n' || next == '"' || next == '\'' || next == '\\' || next == 't' || next == 'r') {
         ++i;
-        if (next == 'n') buffer += '\n';
-        else if (next == 't') buffer += '\t';
-        else if (next != 'r') buffer += next;
+        if (next == 'n')
+          buffer += '\n';
+        else if (next == 't')
+          buffer += '\t';
+        else if (next != 'r')
+          buffer += next;
         continue;
       }
     }
@@ -128,13 +131,15 @@ bool split_flattened(string_view text, std::string& buffer, std::vector<string_v
     return true;
   }
   if (rank_prefix_at(text, 0)) {
-    split_before(text, "[rank", [&](size_t at) { return rank_prefix_at(text, at); }, pieces);
+    split_before(
+        text, "[rank", [&](size_t at) { return rank_prefix_at(text, at); }, pieces);
     if (!pieces.empty()) return false;
   }
   if (std::memchr(text.data(), '\'', text.size()) == nullptr) return false;  // kTerminate ends in a quote
   if (size_t first = find_text(text, kTerminate); first != string_view::npos) {
     string_view from_first = text.substr(first);
-    split_before(from_first, kTerminate, [](size_t) { return true; }, pieces);
+    split_before(
+        from_first, kTerminate, [](size_t) { return true; }, pieces);
     if (!pieces.empty() && first > 0) pieces.insert(pieces.begin(), text.substr(0, first));
   }
   return false;
@@ -180,11 +185,12 @@ bool is_wrap_tail(string_view text, bool strict) {
   if (text.empty()) return false;
   char first = text.front();
   bool lower = (first >= 'a' && first <= 'z') || is_digit(first) || first == '_';
-  bool punctuation = first == ',' || first == '.' || first == ')' || first == ']' || first == '=' || first == '\'' ||
-                     first == '(' || first == '[';
+  bool punctuation = first == ',' || first == '.' || first == ')' || first == ']' || first == '=' ||
+                     first == '\'' || first == '(' || first == '[';
   if (!lower && !punctuation && !(!strict && is_alpha(first))) return false;
-  for (string_view start : {"Traceback", "File \"", "terminate called", "During handling", "The above exception",
-                            "frame #", "Exception raised from", "what():", "Process ", "Root Cause"}) {
+  for (string_view start :
+       {"Traceback", "File \"", "terminate called", "During handling", "The above exception", "frame #",
+        "Exception raised from", "what():", "Process ", "Root Cause"}) {
     if (text.starts_with(start)) return false;
   }
   if (is_exception_start(text)) return false;

@@ -108,7 +108,8 @@ void PidRanks::apply(Line& line) const {
     line.rank = known.rank;
     line.rank_from_pid = true;
   }
-  if (line.local_rank < 0 && known.local_rank >= 0 && !line.rank_from_prefix) line.local_rank = known.local_rank;
+  if (line.local_rank < 0 && known.local_rank >= 0 && !line.rank_from_prefix)
+    line.local_rank = known.local_rank;
   if (line.host.empty() && !known.host.empty()) line.host = known.host;
 }
 

@@ -20,8 +20,8 @@ namespace faultline::parse {
 
 // Literals (case-sensitive), one of which every line holds that PidRanks learns from. A reader
 // that skips lines still parses these (cli/pipeline.cpp's sparse read).
-inline constexpr std::array<std::string_view, 4> kPidRankSources = {"comm 0x", "failed (exitcode: ",
-                                                                    "local_rank", "exitcode"};
+inline constexpr std::array<std::string_view, 4> kPidRankSources = {
+    "comm 0x", "failed (exitcode: ", "local_rank", "exitcode"};
 
 class PidRanks {
  public:

@@ -86,8 +86,13 @@ bool take_iso_datetime(string_view& text, Timestamp& time, char* separator_seen 
 }
 
 constexpr std::array<std::pair<string_view, char>, 7> kLevels = {{
-    {"ERROR", 'E'}, {"WARNING", 'W'}, {"INFO", 'I'}, {"DEBUG", 'D'},
-    {"CRITICAL", 'F'}, {"FATAL", 'F'}, {"WARN", 'W'},
+    {"ERROR", 'E'},
+    {"WARNING", 'W'},
+    {"INFO", 'I'},
+    {"DEBUG", 'D'},
+    {"CRITICAL", 'F'},
+    {"FATAL", 'F'},
+    {"WARN", 'W'},
 }};
 
 char take_level_word(string_view& text) {
@@ -100,7 +105,9 @@ char take_level_word(string_view& text) {
   return 0;
 }
 
-bool is_host_char(char c) { return is_alpha(c) || is_digit(c) || c == '-' || c == '.'; }
+bool is_host_char(char c) {
+  return is_alpha(c) || is_digit(c) || c == '-' || c == '.';
+}
 
 // Words that lead a line with ": " and are never a pdsh host.
 bool is_reserved_word(string_view token) {
@@ -168,7 +175,8 @@ class PrefixScanner {
     string_view inside = rest_.substr(1, close - 1);
     size_t pid_at = inside.find("pid=");
     if (pid_at == string_view::npos) {
-      if (!inside.starts_with("raylet") && !inside.starts_with("autoscaler") && !inside.starts_with("gcs_server")) {
+      if (!inside.starts_with("raylet") && !inside.starts_with("autoscaler") &&
+          !inside.starts_with("gcs_server")) {
         return false;
       }
     } else {
@@ -217,7 +225,8 @@ class PrefixScanner {
   bool take_rank_bracket() {
     string_view rest = rest_.substr(1);
     size_t letters = 0;
-    while (letters < rest.size() && (is_alpha(rest[letters]) || rest[letters] == '_' || rest[letters] == '-')) {
+    while (letters < rest.size() &&
+           (is_alpha(rest[letters]) || rest[letters] == '_' || rest[letters] == '-')) {
       ++letters;
     }
     string_view role = rest.substr(0, letters);
@@ -355,7 +364,8 @@ class PrefixScanner {
   // before the ']'. Continuation lines of the record follow with a 4-space indent.
   bool take_nemo_header() {
     string_view rest = rest_;
-    if (!take_literal(rest, "[NeMo ") || rest.size() < 3 || !is_alpha(rest[0]) || rest[1] != ' ') return false;
+    if (!take_literal(rest, "[NeMo ") || rest.size() < 3 || !is_alpha(rest[0]) || rest[1] != ' ')
+      return false;
     char level = rest[0];
     rest.remove_prefix(2);
     Timestamp time;
@@ -446,7 +456,8 @@ class PrefixScanner {
         !take_digits(rest, 4, year)) {
       return false;
     }
-    Timestamp time = make_timestamp(year, static_cast<int>(month_at / 3) + 1, static_cast<int>(*day), hour, minute, second, 0);
+    Timestamp time = make_timestamp(year, static_cast<int>(month_at / 3) + 1, static_cast<int>(*day), hour,
+                                    minute, second, 0);
     if (!time.valid) return false;
     set_time(time);
     take_char(rest, ' ');
@@ -516,9 +527,8 @@ class PrefixScanner {
     string_view rest = rest_;
     char severity = take_level_word(rest);
     int month, day, hour, minute, second;
-    if (!severity || !take_char(rest, ' ') || !take_digits(rest, 2, month) ||
-        !take_char(rest, '-') || !take_digits(rest, 2, day) || !take_char(rest, ' ') ||
-        !take_clock(rest, hour, minute, second)) {
+    if (!severity || !take_char(rest, ' ') || !take_digits(rest, 2, month) || !take_char(rest, '-') ||
+        !take_digits(rest, 2, day) || !take_char(rest, ' ') || !take_clock(rest, hour, minute, second)) {
       return false;
     }
     int64_t nanos = take_fraction(rest);
@@ -555,8 +565,8 @@ class PrefixScanner {
     if (probe_) return false;
     size_t length = 0;
     while (length < rest_.size() && is_host_char(rest_[length])) ++length;
-    if (length == 0 || length > 100 || !(is_alpha(rest_[0]) || is_digit(rest_[0])) || rest_[length - 1] == '.' ||
-        length >= rest_.size() || rest_[length] != ':') {
+    if (length == 0 || length > 100 || !(is_alpha(rest_[0]) || is_digit(rest_[0])) ||
+        rest_[length - 1] == '.' || length >= rest_.size() || rest_[length] != ':') {
       return false;
     }
     string_view token = rest_.substr(0, length);
@@ -596,7 +606,8 @@ class PrefixScanner {
 
 }  // namespace
 
-std::string_view scan_prefixes(std::string_view text, Line& line, const ScanContext& context, ScanNotes& notes) {
+std::string_view scan_prefixes(std::string_view text, Line& line, const ScanContext& context,
+                               ScanNotes& notes) {
   return PrefixScanner(text, line, context, notes, false).run();
 }
 

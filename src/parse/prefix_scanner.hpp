@@ -22,16 +22,17 @@ struct ScanContext {
 };
 
 struct ScanNotes {
-  std::string_view new_host;     // a host or role prefix seen for the first time: remember it
-  int64_t leading_number = -1;   // the N of a `[N] ` at the very start of the line
+  std::string_view new_host;            // a host or role prefix seen for the first time: remember it
+  int64_t leading_number = -1;          // the N of a `[N] ` at the very start of the line
   bool leading_number_is_line = false;  // ... which was taken as a viewer's line number
-  bool record_header = false;    // a NeMo header: indented lines after it continue its record
-  int64_t pid_of_rank = 0;       // a process prefix named this pid together with the line's rank
+  bool record_header = false;           // a NeMo header: indented lines after it continue its record
+  int64_t pid_of_rank = 0;              // a process prefix named this pid together with the line's rank
 };
 
 // Takes the prefixes and headers off the front of `text` (the whole line, ANSI removed, which
 // `line.display` must point at) and fills `line`; returns the message.
-std::string_view scan_prefixes(std::string_view text, Line& line, const ScanContext& context, ScanNotes& notes);
+std::string_view scan_prefixes(std::string_view text, Line& line, const ScanContext& context,
+                               ScanNotes& notes);
 
 // Whether `text` starts with something scan_prefixes would take (other than a host, a role or
 // a positional label), or with NCCL's own `host:pid:tid [dev] `.

@@ -36,7 +36,8 @@ Check kv_heads_check(int64_t kv_heads, int64_t tp) {
   } else if (tp % kv_heads == 0) {
     check.verdict = Verdict::kNote;
     check.message = split + ": each KV head is replicated on " + std::to_string(tp / kv_heads) +
-                    " ranks (vLLM and SGLang do this; Megatron requires num_query_groups to divide or be a multiple of TP)";
+                    " ranks (vLLM and SGLang do this; Megatron requires num_query_groups to divide or be a "
+                    "multiple of TP)";
   } else {
     check.verdict = Verdict::kError;
     check.cause = "tp.kv_heads_not_divisible";
@@ -52,9 +53,10 @@ Check vocab_check(int64_t vocab, int64_t tp) {
     check.message = split + ": " + std::to_string(vocab / tp) + " each";
   } else {
     check.verdict = Verdict::kNote;
-    check.message = split + ": not divisible; Megatron pads to " + std::to_string(tp::next_multiple(vocab, 128 * tp)) +
-                    " (make_vocab_size_divisible_by 128 × TP), vLLM to " + std::to_string(tp::next_multiple(vocab, 64)) +
-                    "; loaders that shard without padding (TGI get_sharded) fail";
+    check.message =
+        split + ": not divisible; Megatron pads to " + std::to_string(tp::next_multiple(vocab, 128 * tp)) +
+        " (make_vocab_size_divisible_by 128 × TP), vLLM to " + std::to_string(tp::next_multiple(vocab, 64)) +
+        "; loaders that shard without padding (TGI get_sharded) fail";
   }
   return check;
 }
@@ -69,19 +71,27 @@ bool tp_fits(const ModelShape& shape, int64_t tp) {
 }  // namespace
 
 bool PreflightResult::ok() const {
-  return std::none_of(checks.begin(), checks.end(), [](const Check& c) { return c.verdict == Verdict::kError; });
+  return std::none_of(checks.begin(), checks.end(),
+                      [](const Check& c) { return c.verdict == Verdict::kError; });
 }
 
 PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
   PreflightResult result;
   int64_t tp = std::max<int64_t>(plan.tp, 1);
   int64_t pp = std::max<int64_t>(plan.pp, 1);
-  if (shape.heads) result.checks.push_back(divides("heads", "attention heads", shape.heads, tp, "TP", "tp.heads_not_divisible"));
+  if (shape.heads)
+    result.checks.push_back(
+        divides("heads", "attention heads", shape.heads, tp, "TP", "tp.heads_not_divisible"));
   if (shape.kv_heads) result.checks.push_back(kv_heads_check(*shape.kv_heads, tp));
-  if (shape.hidden) result.checks.push_back(divides("hidden", "hidden size", shape.hidden, tp, "TP", "tp.hidden_not_divisible"));
-  if (shape.ffn) result.checks.push_back(divides("ffn", "FFN intermediate size", shape.ffn, tp, "TP", "tp.ffn_not_divisible"));
+  if (shape.hidden)
+    result.checks.push_back(
+        divides("hidden", "hidden size", shape.hidden, tp, "TP", "tp.hidden_not_divisible"));
+  if (shape.ffn)
+    result.checks.push_back(
+        divides("ffn", "FFN intermediate size", shape.ffn, tp, "TP", "tp.ffn_not_divisible"));
   if (shape.moe_ffn) {
-    result.checks.push_back(divides("moe_ffn", "MoE intermediate size", shape.moe_ffn, tp, "TP", "tp.ffn_not_divisible"));
+    result.checks.push_back(
+        divides("moe_ffn", "MoE intermediate size", shape.moe_ffn, tp, "TP", "tp.ffn_not_divisible"));
   }
   if (shape.vocab) result.checks.push_back(vocab_check(*shape.vocab, tp));
   if (shape.layers && pp > 1) {
@@ -90,8 +100,8 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
   if (plan.gpus) {
     Check check{"gpus", Verdict::kOk, "", ""};
     int64_t needed = tp * pp;
-    std::string need = "TP " + std::to_string(tp) + " × PP " + std::to_string(pp) + " = " + std::to_string(needed) +
-                       " GPUs of " + std::to_string(*plan.gpus);
+    std::string need = "TP " + std::to_string(tp) + " × PP " + std::to_string(pp) + " = " +
+                       std::to_string(needed) + " GPUs of " + std::to_string(*plan.gpus);
     if (needed > *plan.gpus) {
       check.verdict = Verdict::kError;
       check.cause = "tp.size_exceeds_gpus";
@@ -113,7 +123,8 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
   // What the model accepts, whatever the GPUs: the layouts below say what fits them.
   int64_t limit = shape.heads ? *shape.heads : (plan.gpus ? *plan.gpus : 64);
   for (int64_t candidate = 1; candidate <= std::min<int64_t>(limit, 1024); ++candidate) {
-    if (tp_fits(shape, candidate) && (!shape.heads || *shape.heads % candidate == 0)) result.valid_tp.push_back(candidate);
+    if (tp_fits(shape, candidate) && (!shape.heads || *shape.heads % candidate == 0))
+      result.valid_tp.push_back(candidate);
   }
   if (plan.gpus) {
     // Every TP×PP model that fits, then how many replicas of it (data parallel) fill the GPUs:

@@ -14,7 +14,7 @@ namespace faultline::preflight {
 enum class Verdict { kOk, kNote, kError };
 
 struct Check {
-  std::string name;     // "heads", "kv_heads", "hidden", "ffn", "vocab", "layers", "gpus"
+  std::string name;  // "heads", "kv_heads", "hidden", "ffn", "vocab", "layers", "gpus"
   Verdict verdict = Verdict::kOk;
   std::string message;  // "32 attention heads split over TP 6: not divisible"
   std::string cause;    // the causes.md id a failure would be diagnosed as; empty when ok
@@ -29,8 +29,8 @@ struct Plan {
 
 struct PreflightResult {
   std::vector<Check> checks;
-  std::vector<int64_t> valid_tp;      // TP sizes every check accepts for this model
-  std::vector<std::string> layouts;   // TP×PP splits of the GPUs that pass, when gpus is known
+  std::vector<int64_t> valid_tp;     // TP sizes every check accepts for this model
+  std::vector<std::string> layouts;  // TP×PP splits of the GPUs that pass, when gpus is known
   bool ok() const;
 };
 

@@ -33,7 +33,8 @@ Result<std::vector<Gpu>> parse_gpu_csv(std::string_view csv, const std::string& 
     auto fields = split_csv(line);
     if (fields.size() < 3) {
       return Status::error(name + ":" + std::to_string(line_number) +
-                           ": expected 'index, name, memory.total' (nvidia-smi --query-gpu=index,name,memory.total --format=csv)");
+                           ": expected 'index, name, memory.total' (nvidia-smi "
+                           "--query-gpu=index,name,memory.total --format=csv)");
     }
     gpus.push_back({std::string(fields[0]), std::string(fields[1]), std::string(fields[2])});
   }

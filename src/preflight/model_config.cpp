@@ -19,7 +19,8 @@ std::optional<int64_t> first_integer(const object& section, std::initializer_lis
     int64_t number = 0;
     if (value.get_int64().get(number) == simdjson::SUCCESS) return number;
     uint64_t unsigned_number = 0;
-    if (value.get_uint64().get(unsigned_number) == simdjson::SUCCESS) return static_cast<int64_t>(unsigned_number);
+    if (value.get_uint64().get(unsigned_number) == simdjson::SUCCESS)
+      return static_cast<int64_t>(unsigned_number);
   }
   return std::nullopt;
 }
@@ -67,7 +68,8 @@ Result<ModelShape> parse_model_config(std::string_view json, const std::string& 
   }
   read_section(top, shape);
   if (!shape.heads && !shape.hidden && !shape.layers) {
-    return Status::error(name + ": no model sizes found (num_attention_heads, hidden_size, num_hidden_layers)");
+    return Status::error(name +
+                         ": no model sizes found (num_attention_heads, hidden_size, num_hidden_layers)");
   }
   return shape;
 }

@@ -15,11 +15,20 @@ std::string escape_html(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -27,7 +36,7 @@ std::string escape_html(std::string_view text) {
 
 struct Point {
   int rank;
-  double x;  // seconds on the job's common clock, or input order
+  double x;          // seconds on the job's common clock, or input order
   std::string kind;  // "initiating", "root", "symptom"
   size_t series;     // index of the finding group, for its colour and legend entry
   std::string label;
@@ -47,11 +56,14 @@ std::vector<Point> timeline_points(const correlate::JobAnalysis& job, bool& by_t
       if (mark.rank < 0) continue;
       std::string kind = group.rule->role == rules::Role::kSymptom ? "symptom" : "root";
       if (i == 0 && job.diagnosis && job.diagnosis->initiating_rank == mark.rank) kind = "initiating";
-      double x = by_time ? static_cast<double>(mark.time.seconds_in_year()) - mark.clock_offset +
-                               (mark.time.fraction_is_wall_clock ? static_cast<double>(mark.time.nanos) / 1e9 : 0.0)
-                         : static_cast<double>(mark.sequence);
-      std::string when = mark.time.valid ? mark.time.to_string() : "line order " + std::to_string(mark.sequence);
-      points.push_back({mark.rank, x, kind, i, "rank " + std::to_string(mark.rank) + ": " + group.rule->cause + " (" + when + ")"});
+      double x =
+          by_time ? static_cast<double>(mark.time.seconds_in_year()) - mark.clock_offset +
+                        (mark.time.fraction_is_wall_clock ? static_cast<double>(mark.time.nanos) / 1e9 : 0.0)
+                  : static_cast<double>(mark.sequence);
+      std::string when =
+          mark.time.valid ? mark.time.to_string() : "line order " + std::to_string(mark.sequence);
+      points.push_back({mark.rank, x, kind, i,
+                        "rank " + std::to_string(mark.rank) + ": " + group.rule->cause + " (" + when + ")"});
     }
   }
   return points;
@@ -102,15 +114,18 @@ std::string timeline_svg(const correlate::JobAnalysis& job) {
   };
   int initiating = job.diagnosis && job.diagnosis->initiating_rank ? *job.diagnosis->initiating_rank : -1;
   char buffer[512];
-  std::string svg = "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
-                    "\" height=\"" + std::to_string(height) + "\" role=\"img\" aria-label=\"rank by time timeline\">\n";
+  std::string svg = "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    std::to_string(width) + "\" height=\"" + std::to_string(height) +
+                    "\" role=\"img\" aria-label=\"rank by time timeline\">\n";
   int label_every = row >= 20 ? 1 : 4;  // many ranks: label every 4th lane
   for (size_t i = 0; i < ranks.size(); ++i) {
     int rank = ranks[i];
     int y = y_of(rank);
     if (initiating == rank) {
-      std::snprintf(buffer, sizeof buffer, "<rect class=\"lane-initiating\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\"/>\n",
-                    y - row / 2, width - right + 12, row);
+      std::snprintf(
+          buffer, sizeof buffer,
+          "<rect class=\"lane-initiating\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\"/>\n",
+          y - row / 2, width - right + 12, row);
       svg += buffer;
     }
     if (static_cast<int>(i) % label_every == 0 || initiating == rank) {
@@ -118,21 +133,23 @@ std::string timeline_svg(const correlate::JobAnalysis& job) {
                     initiating == rank ? " initiating" : "", y + 4, rank);
       svg += buffer;
     }
-    std::snprintf(buffer, sizeof buffer, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"lane\"/>\n", left, y,
-                  width - right, y);
+    std::snprintf(buffer, sizeof buffer, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"lane\"/>\n",
+                  left, y, width - right, y);
     svg += buffer;
   }
   int axis_y = top + static_cast<int>(ranks.size()) * row + 6;
-  std::snprintf(buffer, sizeof buffer, "<line class=\"axis-line\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left, axis_y,
+  std::snprintf(buffer, sizeof buffer,
+                "<line class=\"axis-line\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", left, axis_y,
                 width - right, axis_y);
   svg += buffer;
   if (by_time) {
     for (int tick = 0; tick <= 4; ++tick) {
       double at = low + (high - low) * tick / 4;
-      std::snprintf(buffer, sizeof buffer,
-                    "<line class=\"axis-line\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"axis\" "
-                    "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                    x_of(at), axis_y, x_of(at), axis_y + 4, x_of(at), axis_y + 18, seconds_text(at - low).c_str());
+      std::snprintf(
+          buffer, sizeof buffer,
+          "<line class=\"axis-line\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"axis\" "
+          "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+          x_of(at), axis_y, x_of(at), axis_y + 4, x_of(at), axis_y + 18, seconds_text(at - low).c_str());
       svg += buffer;
     }
   }
@@ -140,9 +157,11 @@ std::string timeline_svg(const correlate::JobAnalysis& job) {
   for (const auto& group : job.findings) {
     for (const auto& mark : group.marks) aligned = aligned || mark.clock_offset != 0;
   }
-  std::snprintf(buffer, sizeof buffer, "<text class=\"axis\" x=\"%d\" y=\"%d\">%s →</text>\n", left, axis_y + 34,
-                by_time ? (aligned ? "time since the first report (host clocks aligned)" : "time since the first report")
-                        : "order in the logs (the lines have no common timestamps)");
+  std::snprintf(
+      buffer, sizeof buffer, "<text class=\"axis\" x=\"%d\" y=\"%d\">%s →</text>\n", left, axis_y + 34,
+      by_time
+          ? (aligned ? "time since the first report (host clocks aligned)" : "time since the first report")
+          : "order in the logs (the lines have no common timestamps)");
   svg += buffer;
   // Symptoms first, so the initiating mark is drawn on top.
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
@@ -153,17 +172,19 @@ std::string timeline_svg(const correlate::JobAnalysis& job) {
   for (const auto& point : points) {
     int r = point.kind == "initiating" ? radius + 3 : radius;
     const char* fill = point.kind == "initiating" ? "#d0021b" : series_colour(job, point.series);
-    std::snprintf(buffer, sizeof buffer,
-                  "<circle class=\"mark %s\" data-rank=\"%d\" data-series=\"%zu\" cx=\"%.1f\" cy=\"%d\" r=\"%d\" "
-                  "fill=\"%s\">",
-                  point.kind.c_str(), point.rank, point.series, x_of(point.x), y_of(point.rank), r, fill);
+    std::snprintf(
+        buffer, sizeof buffer,
+        "<circle class=\"mark %s\" data-rank=\"%d\" data-series=\"%zu\" cx=\"%.1f\" cy=\"%d\" r=\"%d\" "
+        "fill=\"%s\">",
+        point.kind.c_str(), point.rank, point.series, x_of(point.x), y_of(point.rank), r, fill);
     svg += buffer;
     svg += "<title>" + escape_html(point.label) + "</title></circle>\n";
     if (point.kind == "initiating") {
-      std::snprintf(buffer, sizeof buffer, "<text class=\"mark-label\" x=\"%.1f\" y=\"%d\">", x_of(point.x) + r + 6,
-                    y_of(point.rank) + 4);
+      std::snprintf(buffer, sizeof buffer, "<text class=\"mark-label\" x=\"%.1f\" y=\"%d\">",
+                    x_of(point.x) + r + 6, y_of(point.rank) + 4);
       svg += buffer;
-      svg += "rank " + std::to_string(point.rank) + ": " + escape_html(job.findings[point.series].rule->cause) + "</text>\n";
+      svg += "rank " + std::to_string(point.rank) + ": " +
+             escape_html(job.findings[point.series].rule->cause) + "</text>\n";
     }
   }
   return svg + "</svg>\n";
@@ -181,12 +202,13 @@ std::string timeline_legend(const correlate::JobAnalysis& job) {
   for (size_t i = 0; i < job.findings.size(); ++i) {
     const auto& group = job.findings[i];
     if (group.marks.empty() || group.ranks.empty()) continue;
-    if (i == 0 && initiating && group.ranks == std::vector<int>{*initiating}) continue;  // drawn as the initiating mark
+    if (i == 0 && initiating && group.ranks == std::vector<int>{*initiating})
+      continue;  // drawn as the initiating mark
     std::string ranks = (group.ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(group.ranks);
     std::string role = group.rule->role == rules::Role::kSymptom ? "collateral" : "root cause";
     out += std::string("<li><span class=\"dot\" style=\"background:") + series_colour(job, i) + "\"></span>" +
-           escape_html(group.rule->title) + " <span class=\"muted\">(" + escape_html(group.rule->cause) + ", " + role +
-           "; " + escape_html(ranks) + ")</span></li>\n";
+           escape_html(group.rule->title) + " <span class=\"muted\">(" + escape_html(group.rule->cause) +
+           ", " + role + "; " + escape_html(ranks) + ")</span></li>\n";
   }
   return out + "</ul>\n";
 }
@@ -196,8 +218,8 @@ std::string evidence_rows(const RunReport& report, const correlate::FindingGroup
   for (const auto& evidence : group.evidence) {
     std::string source = source_name(report, evidence.source);
     out += "<tr><td>" + escape_html(source) + ":" + std::to_string(evidence.line) + "</td><td>" +
-           (evidence.rank >= 0 ? std::to_string(evidence.rank) : "?") + "</td><td><code>" + escape_html(evidence.text) +
-           "</code></td></tr>\n";
+           (evidence.rank >= 0 ? std::to_string(evidence.rank) : "?") + "</td><td><code>" +
+           escape_html(evidence.text) + "</code></td></tr>\n";
   }
   return out;
 }
@@ -212,10 +234,12 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, std:
   std::string rank = diagnosis.initiating_rank ? std::to_string(*diagnosis.initiating_rank) : "unknown";
   char confidence[16];
   std::snprintf(confidence, sizeof confidence, "%.2f", diagnosis.confidence);
-  out += "<p id=\"verdict\" class=\"failed\"><span id=\"cause\">" + escape_html(diagnosis.cause) + "</span> — " +
-         escape_html(diagnosis.title) + "</p>\n<p>Initiating rank: <strong id=\"initiating-rank\">" + rank +
-         "</strong> · confidence " + confidence + "</p>\n";
-  out += "<h3>Timeline</h3>\n<div class=\"timeline\">" + timeline_svg(job) + "</div>\n" + timeline_legend(job);
+  out += "<p id=\"verdict\" class=\"failed\"><span id=\"cause\">" + escape_html(diagnosis.cause) +
+         "</span> — " + escape_html(diagnosis.title) +
+         "</p>\n<p>Initiating rank: <strong id=\"initiating-rank\">" + rank + "</strong> · confidence " +
+         confidence + "</p>\n";
+  out +=
+      "<h3>Timeline</h3>\n<div class=\"timeline\">" + timeline_svg(job) + "</div>\n" + timeline_legend(job);
   if (!diagnosis.story.empty()) {
     out += "<h3>What happened</h3>\n<ol>\n";
     for (const auto& step : diagnosis.story) out += "<li>" + escape_html(step) + "</li>\n";
@@ -237,14 +261,17 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, std:
 
 std::string render_html(const RunReport& report) {
   std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>faultline report</title>\n<style>\n"
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>faultline "
+      "report</title>\n<style>\n"
       "body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d1d1f;max-width:1100px}\n"
       "code,pre{font:12px ui-monospace,monospace}pre{background:#f4f4f6;padding:8px}\n"
       ".failed{font-size:18px;color:#b00020}.ok{font-size:18px;color:#1b7f3b}\n"
-      "table.evidence{border-collapse:collapse}table.evidence td,th{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left}\n"
+      "table.evidence{border-collapse:collapse}table.evidence td,th{border-bottom:1px solid #ddd;padding:3px "
+      "8px;text-align:left}\n"
       ".timeline{overflow-x:auto}.lane{stroke:#e6e6ea}.axis-line{stroke:#999}.lane-initiating{fill:#fdecee}\n"
       ".rank-label,.axis{font-size:12px;fill:#555}.rank-label.initiating{fill:#b00020;font-weight:600}\n"
-      ".mark{stroke:#fff;stroke-width:1.5;fill-opacity:.9}.mark.initiating{stroke:#5c0010;stroke-width:2;fill-opacity:1}\n"
+      ".mark{stroke:#fff;stroke-width:1.5;fill-opacity:.9}.mark.initiating{stroke:#5c0010;stroke-width:2;"
+      "fill-opacity:1}\n"
       ".mark-label{font-size:12px;font-weight:600;fill:#b00020}\n"
       "ul.legend{list-style:none;padding:0;margin:6px 0 0}ul.legend li{margin:2px 0}.muted{color:#777}\n"
       ".dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:8px}\n"

@@ -21,14 +21,17 @@ void write_verification(JsonWriter& json, const Verification& verification) {
   json.key("command").string(verification.command);
   json.key("ran").boolean(verification.ran);
   json.key("exit_code");
-  if (verification.ran) json.number(int64_t{verification.exit_code});
-  else json.null();
+  if (verification.ran)
+    json.number(int64_t{verification.exit_code});
+  else
+    json.null();
   json.key("passed").boolean(verification.passed());
   json.key("output").string(verification.output);
   json.end_object();
 }
 
-void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis, const Verification* verification) {
+void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis,
+                     const Verification* verification) {
   json.begin_object();
   json.key("cause").string(diagnosis.cause);
   json.key("rule").string(diagnosis.rule->id);
@@ -37,12 +40,17 @@ void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis, co
   json.key("confidence_reasons");
   write_strings(json, diagnosis.reasons);
   json.key("fingerprint").string(diagnosis.fingerprint);
+  if (!diagnosis.failure_template.empty()) json.key("template").string(diagnosis.failure_template);
   json.key("initiating_rank");
-  if (diagnosis.initiating_rank) json.number(int64_t{*diagnosis.initiating_rank});
-  else json.null();
+  if (diagnosis.initiating_rank)
+    json.number(int64_t{*diagnosis.initiating_rank});
+  else
+    json.null();
   json.key("first_seen");
-  if (diagnosis.first_seen.valid) json.string(diagnosis.first_seen.to_string());
-  else json.null();
+  if (diagnosis.first_seen.valid)
+    json.string(diagnosis.first_seen.to_string());
+  else
+    json.null();
   json.key("facts");
   write_facts(json, diagnosis.facts);
   json.key("explain").string(diagnosis.explain);
@@ -69,8 +77,10 @@ void write_job(JsonWriter& json, const RunReport& report, size_t index) {
   write_strings(json, job.shape.hosts);
   json.key("coverage").begin_object();
   json.key("world_size");
-  if (job.coverage.world_size) json.number(*job.coverage.world_size);
-  else json.null();
+  if (job.coverage.world_size)
+    json.number(*job.coverage.world_size);
+  else
+    json.null();
   json.key("missing_ranks").begin_inline_array();
   for (int rank : job.coverage.missing_ranks) json.number(int64_t{rank});
   json.end_array();
@@ -78,8 +88,10 @@ void write_job(JsonWriter& json, const RunReport& report, size_t index) {
   write_strings(json, job.shape.truncated_sources);
   json.end_object();
   json.key("diagnosis");
-  if (job.diagnosis) write_diagnosis(json, *job.diagnosis, verification_of(report, index));
-  else json.null();
+  if (job.diagnosis)
+    write_diagnosis(json, *job.diagnosis, verification_of(report, index));
+  else
+    json.null();
   json.key("findings").begin_array();
   for (const auto& group : job.findings) {
     json.begin_object();
@@ -92,8 +104,10 @@ void write_job(JsonWriter& json, const RunReport& report, size_t index) {
     json.key("occurrences").number(static_cast<int64_t>(group.occurrences));
     json.key("fingerprint").string(group.fingerprint);
     json.key("collateral_of");
-    if (group.collateral_of.empty()) json.null();
-    else json.string(group.collateral_of);
+    if (group.collateral_of.empty())
+      json.null();
+    else
+      json.string(group.collateral_of);
     json.key("in_baseline").boolean(group.in_baseline);
     json.key("facts");
     write_facts(json, group.facts);
@@ -103,8 +117,10 @@ void write_job(JsonWriter& json, const RunReport& report, size_t index) {
       json.key("source").string(source_name(report, evidence.source));
       json.key("line").number(static_cast<int64_t>(evidence.line));
       json.key("rank");
-      if (evidence.rank >= 0) json.number(int64_t{evidence.rank});
-      else json.null();
+      if (evidence.rank >= 0)
+        json.number(int64_t{evidence.rank});
+      else
+        json.null();
       json.key("text").string(evidence.text);
       json.end_object();
     }

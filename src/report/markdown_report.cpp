@@ -24,9 +24,12 @@ std::string code_block(const std::vector<std::string>& lines, std::string_view l
 std::string escape_cell(std::string text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -39,8 +42,9 @@ std::string evidence_text(const RunReport& report, const rules::Evidence& eviden
 
 void render_verification(const Verification& verification, std::string& out) {
   std::string result = !verification.ran ? "not run"
-                       : verification.passed() ? "passed (exit code 0)"
-                                               : "failed (exit code " + std::to_string(verification.exit_code) + ")";
+                       : verification.passed()
+                           ? "passed (exit code 0)"
+                           : "failed (exit code " + std::to_string(verification.exit_code) + ")";
   out += "\n**Verification**: " + result + "\n\n";
   std::vector<std::string> lines = {"$ " + verification.command};
   std::string_view output = trim_right(verification.output);
@@ -55,8 +59,8 @@ void render_verification(const Verification& verification, std::string& out) {
 void render_job(const RunReport& report, const correlate::JobAnalysis& job, const Verification* verification,
                 std::string& out) {
   if (!job.diagnosis) {
-    out += "### faultline: no failure found\n\n`" + job.job + "`: " + std::to_string(job.shape.ranks_seen.size()) +
-           " rank(s) seen, no rule matched.\n";
+    out += "### faultline: no failure found\n\n`" + job.job +
+           "`: " + std::to_string(job.shape.ranks_seen.size()) + " rank(s) seen, no rule matched.\n";
     return;
   }
   const auto& diagnosis = *job.diagnosis;
@@ -65,12 +69,13 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
   out += "### faultline: `" + diagnosis.cause + "` on rank " + rank + "\n\n**" + diagnosis.title + "**\n\n";
   char confidence[16];
   std::snprintf(confidence, sizeof confidence, "%.2f", diagnosis.confidence);
-  out += "| | |\n|---|---|\n| initiating rank | " + rank + " |\n| confidence | " + confidence + " |\n| rule | `" +
-         primary.rule->id + "` |\n";
+  out += "| | |\n|---|---|\n| initiating rank | " + rank + " |\n| confidence | " + confidence +
+         " |\n| rule | `" + primary.rule->id + "` |\n";
   if (diagnosis.first_seen.valid) out += "| first seen | " + diagnosis.first_seen.to_string() + " |\n";
   if (!diagnosis.facts.empty()) {
     std::vector<std::string> facts;
-    for (const auto& [name, value] : diagnosis.facts) facts.push_back("`" + name + "=" + to_display(value) + "`");
+    for (const auto& [name, value] : diagnosis.facts)
+      facts.push_back("`" + name + "=" + to_display(value) + "`");
     out += "| facts | " + escape_cell(join(facts, " ")) + " |\n";
   }
   std::vector<std::string> evidence;
@@ -88,7 +93,8 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
   if (!diagnosis.verify.empty()) out += "\n**Verify**\n\n" + code_block({diagnosis.verify}, "sh");
   if (verification) render_verification(*verification, out);
   if (job.findings.size() > 1) {
-    out += "\n<details><summary>Other findings (" + std::to_string(job.findings.size() - 1) + ")</summary>\n\n";
+    out +=
+        "\n<details><summary>Other findings (" + std::to_string(job.findings.size() - 1) + ")</summary>\n\n";
     out += "| cause | role | ranks | rule | first evidence |\n|---|---|---|---|---|\n";
     for (size_t i = 1; i < job.findings.size(); ++i) {
       const auto& group = job.findings[i];

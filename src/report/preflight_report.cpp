@@ -9,9 +9,12 @@ using preflight::Verdict;
 
 const char* verdict_word(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kOk: return "ok";
-    case Verdict::kNote: return "note";
-    case Verdict::kError: return "FAIL";
+    case Verdict::kOk:
+      return "ok";
+    case Verdict::kNote:
+      return "note";
+    case Verdict::kError:
+      return "FAIL";
   }
   return "?";
 }
@@ -66,7 +69,8 @@ std::string render_preflight_text(const PreflightReport& report, bool color) {
   out += "\n  TP sizes this model accepts: " + join_numbers(report.result.valid_tp) + "\n";
   if (report.plan.gpus) {
     out += "  layouts of " + std::to_string(*report.plan.gpus) +
-           " GPUs that fit: " + (report.result.layouts.empty() ? "none" : join(report.result.layouts, ", ")) + "\n";
+           " GPUs that fit: " + (report.result.layouts.empty() ? "none" : join(report.result.layouts, ", ")) +
+           "\n";
   }
   out += report.result.ok() ? paint("32", "\ncompatible\n") : paint("1;31", "\nincompatible\n");
   return out;
@@ -77,13 +81,17 @@ std::string render_preflight_json(const PreflightReport& report) {
   json.begin_object();
   json.key("schema").string("faultline.preflight/1");
   json.key("config");
-  if (report.config.empty()) json.null();
-  else json.string(report.config);
+  if (report.config.empty())
+    json.null();
+  else
+    json.string(report.config);
   json.key("model").begin_object();
   auto size = [&](const char* name, const std::optional<int64_t>& value) {
     json.key(name);
-    if (value) json.number(*value);
-    else json.null();
+    if (value)
+      json.number(*value);
+    else
+      json.null();
   };
   json.key("model_type").string(report.shape.model_type);
   size("heads", report.shape.heads);
@@ -103,11 +111,15 @@ std::string render_preflight_json(const PreflightReport& report) {
   for (const auto& check : report.result.checks) {
     json.begin_object();
     json.key("name").string(check.name);
-    json.key("verdict").string(check.verdict == Verdict::kOk ? "ok" : check.verdict == Verdict::kNote ? "note" : "error");
+    json.key("verdict").string(check.verdict == Verdict::kOk     ? "ok"
+                               : check.verdict == Verdict::kNote ? "note"
+                                                                 : "error");
     json.key("message").string(check.message);
     json.key("cause");
-    if (check.cause.empty()) json.null();
-    else json.string(check.cause);
+    if (check.cause.empty())
+      json.null();
+    else
+      json.string(check.cause);
     json.end_object();
   }
   json.end_array();

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "correlate/diagnosis.hpp"
-#include "preflight/checks.hpp"
 #include "ingest/inputs.hpp"
 #include "ingest/record.hpp"
+#include "preflight/checks.hpp"
 
 namespace faultline::report {
 
@@ -31,7 +31,8 @@ struct RunReport {
 
 // The verification of jobs[job]'s diagnosis, or nullptr when none was asked for.
 inline const Verification* verification_of(const RunReport& report, size_t job) {
-  return job < report.verifications.size() && report.verifications[job] ? &*report.verifications[job] : nullptr;
+  return job < report.verifications.size() && report.verifications[job] ? &*report.verifications[job]
+                                                                        : nullptr;
 }
 // The verification as text: a "verify: COMMAND" heading, the output indented, the result.
 std::string render_verification_text(const Verification& verification);

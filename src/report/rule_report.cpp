@@ -16,14 +16,17 @@ std::vector<std::string> sources(const std::vector<rules::Template>& items) {
   return out;
 }
 
-std::string first_line(std::string_view text) { return std::string(trim(text.substr(0, text.find('\n')))); }
+std::string first_line(std::string_view text) {
+  return std::string(trim(text.substr(0, text.find('\n'))));
+}
 
 }  // namespace
 
 std::string render_rule_text(const rules::Rule& rule) {
   std::string out = rule.id + "\n" + std::string(rule.id.size(), '=') + "\n" + rule.title + "\n\n";
-  out += "cause:    " + cause_line(rule) + "\nrole:     " + rules::to_string(rule.role) + "\nseverity: " +
-         rule.severity + "\nscope:    " + rules::to_string(rule.scope) + "\ndefined:  " + rule.origin + "\n";
+  out += "cause:    " + cause_line(rule) + "\nrole:     " + rules::to_string(rule.role) +
+         "\nseverity: " + rule.severity + "\nscope:    " + rules::to_string(rule.scope) +
+         "\ndefined:  " + rule.origin + "\n";
   if (!rule.category.empty()) out += "category: " + rule.category + "\n";
   out += "\nmatches (any one):\n";
   for (const auto& pattern : rule.match) out += "  " + pattern.text + "\n";
@@ -38,7 +41,8 @@ std::string render_rule_text(const rules::Rule& rule) {
   for (const auto& pattern : rule.skip_frames) out += "passing frames: " + pattern.text + "\n";
   if (rule.priority != 0) out += "priority: " + std::to_string(rule.priority) + "\n";
   if (rule.when) out += "when: " + rule.when->text() + "\n";
-  for (const auto& [name, expression] : rule.derive) out += "derive: " + name + " = " + expression.text() + "\n";
+  for (const auto& [name, expression] : rule.derive)
+    out += "derive: " + name + " = " + expression.text() + "\n";
   if (rule.explain) out += "\nexplain:\n  " + std::string(trim(rule.explain->source())) + "\n";
   auto list = [&out](const char* heading, const std::vector<std::string>& items, const char* bullet) {
     if (items.empty()) return;
@@ -59,8 +63,8 @@ std::string render_rule_text(const rules::Rule& rule) {
 std::string render_rule_markdown(const rules::Rule& rule) {
   std::string out = "## `" + rule.id + "`\n\n" + rule.title + "\n\n";
   out += "| | |\n|---|---|\n| cause | `" + rule.cause + "` |\n| role | " + rules::to_string(rule.role) +
-         " |\n| severity | " + rule.severity + " |\n| scope | " + rules::to_string(rule.scope) + " |\n| defined | `" +
-         rule.origin + "` |\n\n";
+         " |\n| severity | " + rule.severity + " |\n| scope | " + rules::to_string(rule.scope) +
+         " |\n| defined | `" + rule.origin + "` |\n\n";
   if (rule.explain) out += std::string(trim(rule.explain->source())) + "\n\n";
   out += "Matches any of:\n\n";
   for (const auto& pattern : rule.match) out += "    " + pattern.text + "\n";

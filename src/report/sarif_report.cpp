@@ -19,7 +19,8 @@ void write_rule(JsonWriter& json, const rules::Rule& rule) {
   json.key("id").string(rule.id);
   json.key("name").string(rule.cause);
   json.key("shortDescription").begin_object().key("text").string(rule.title).end_object();
-  if (rule.explain) json.key("fullDescription").begin_object().key("text").string(trim(rule.explain->source())).end_object();
+  if (rule.explain)
+    json.key("fullDescription").begin_object().key("text").string(trim(rule.explain->source())).end_object();
   std::string help;
   for (const auto& fix : rule.fix) help += "- " + fix.source() + "\n";
   if (rule.verify) help += "Verify: " + rule.verify->source() + "\n";
@@ -64,14 +65,20 @@ std::string render_sarif(const RunReport& report) {
       json.key("ruleIndex").number(static_cast<int64_t>(index[group.rule]));
       json.key("level").string(level_of(group));
       std::string ranks = group.ranks.empty() ? "rank unknown" : "ranks " + format_ranges(group.ranks);
-      std::string text = (is_diagnosis ? "Diagnosis: " : "") + group.rule->title + " (" + group.rule->cause + ", " + ranks + ")";
-      if (is_diagnosis && job.diagnosis->initiating_rank) text += "; initiating rank " + std::to_string(*job.diagnosis->initiating_rank);
+      std::string text = (is_diagnosis ? "Diagnosis: " : "") + group.rule->title + " (" + group.rule->cause +
+                         ", " + ranks + ")";
+      if (is_diagnosis && job.diagnosis->initiating_rank)
+        text += "; initiating rank " + std::to_string(*job.diagnosis->initiating_rank);
       json.key("message").begin_object().key("text").string(text).end_object();
       json.key("locations").begin_array();
       for (const auto& evidence : group.evidence) {
         if (evidence.source >= report.sources.size()) continue;
         json.begin_object().key("physicalLocation").begin_object();
-        json.key("artifactLocation").begin_object().key("uri").string(report.sources[evidence.source].name).end_object();
+        json.key("artifactLocation")
+            .begin_object()
+            .key("uri")
+            .string(report.sources[evidence.source].name)
+            .end_object();
         json.key("region").begin_object().key("startLine").number(static_cast<int64_t>(evidence.line));
         json.key("snippet").begin_object().key("text").string(evidence.text).end_object();
         json.end_object();
@@ -79,7 +86,11 @@ std::string render_sarif(const RunReport& report) {
         break;  // the first evidence locates the result; the rest are in relatedLocations
       }
       json.end_array();
-      json.key("partialFingerprints").begin_object().key("faultline/v1").string(group.fingerprint).end_object();
+      json.key("partialFingerprints")
+          .begin_object()
+          .key("faultline/v1")
+          .string(group.fingerprint)
+          .end_object();
       json.key("properties").begin_object();
       json.key("job").string(job.job);
       json.key("cause").string(group.rule->cause);

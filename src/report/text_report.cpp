@@ -39,10 +39,11 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
                 std::string& out) {
   Painter paint(options.color);
   if (!job.diagnosis) {
-    out += paint.green("No failure found") + " in " + job.job + " (" + std::to_string(job.shape.ranks_seen.size()) +
-           " rank(s) seen).\n";
+    out += paint.green("No failure found") + " in " + job.job + " (" +
+           std::to_string(job.shape.ranks_seen.size()) + " rank(s) seen).\n";
     if (!job.findings.empty()) {
-      out += "  " + std::to_string(job.findings.size()) + " finding(s) also seen in the baseline run were set aside.\n";
+      out += "  " + std::to_string(job.findings.size()) +
+             " finding(s) also seen in the baseline run were set aside.\n";
     }
     return;
   }
@@ -70,13 +71,17 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
     for (const auto& step : diagnosis.story) out += "  - " + step + "\n";
   }
   if (!job.coverage.missing_ranks.empty() || !job.shape.truncated_sources.empty()) {
-    out += "\n" + paint.bold("Coverage") + "\n  ranks seen: " + (job.shape.ranks_seen.empty() ? "none" : format_ranges(job.shape.ranks_seen));
+    out += "\n" + paint.bold("Coverage") +
+           "\n  ranks seen: " + (job.shape.ranks_seen.empty() ? "none" : format_ranges(job.shape.ranks_seen));
     if (job.coverage.world_size) out += " of a world of " + std::to_string(*job.coverage.world_size);
-    if (!job.coverage.missing_ranks.empty()) out += "; no lines from rank(s) " + format_ranges(job.coverage.missing_ranks);
+    if (!job.coverage.missing_ranks.empty())
+      out += "; no lines from rank(s) " + format_ranges(job.coverage.missing_ranks);
     out += "\n";
-    for (const auto& source : job.shape.truncated_sources) out += "  " + source + " ends inside an error: the log may be cut\n";
+    for (const auto& source : job.shape.truncated_sources)
+      out += "  " + source + " ends inside an error: the log may be cut\n";
   }
-  if (!diagnosis.explain.empty()) out += "\n" + paint.bold("Why") + "\n  " + std::string(trim(diagnosis.explain)) + "\n";
+  if (!diagnosis.explain.empty())
+    out += "\n" + paint.bold("Why") + "\n  " + std::string(trim(diagnosis.explain)) + "\n";
   if (!diagnosis.fix.empty()) {
     out += "\n" + paint.bold("Fix") + "\n";
     for (const auto& item : diagnosis.fix) out += "  - " + item + "\n";
@@ -90,8 +95,8 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
     out += "\n" + paint.bold("Also seen") + "\n";
     for (size_t i = 1; i < job.findings.size(); ++i) {
       const auto& group = job.findings[i];
-      out += "  - " + group.rule->cause + " (" + rules::to_string(group.rule->role) + ", " + group.rule->id + ") on " +
-             ranks_phrase(group.ranks);
+      out += "  - " + group.rule->cause + " (" + rules::to_string(group.rule->role) + ", " + group.rule->id +
+             ") on " + ranks_phrase(group.ranks);
       if (!group.collateral_of.empty()) out += ", collateral of " + group.collateral_of;
       if (group.in_baseline) out += ", also in the baseline run";
       out += "\n";

@@ -56,9 +56,8 @@ TpOutcome run_on_cpu(const TpJob& job, uint64_t memory_limit_bytes) {
   outcome.note = std::to_string(job.tp) + (job.tp == 1 ? " rank as a thread" : " ranks as threads");
   auto start = std::chrono::steady_clock::now();
   std::vector<RankWeights> weights(static_cast<size_t>(job.tp));
-  std::string error = on_rank_threads(job.tp, [&](int64_t rank) {
-    weights[static_cast<size_t>(rank)] = make_rank_weights(job, rank);
-  });
+  std::string error = on_rank_threads(
+      job.tp, [&](int64_t rank) { weights[static_cast<size_t>(rank)] = make_rank_weights(job, rank); });
   std::vector<int64_t> tokens = token_ids(job);
   ThreadAllReduce all_reduce(job.tp);
   outcome.init_ms = milliseconds_since(start);

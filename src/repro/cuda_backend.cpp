@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "repro/host_memory.hpp"
 #include "repro/cuda_kernels.hpp"
+#include "repro/host_memory.hpp"
 #include "repro/tp_model.hpp"
 
 namespace faultline::repro {
@@ -33,7 +33,8 @@ void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw CudaFailure{std::string(what) + ": " + cudaGetErrorString(status)};
 }
 void check(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw CudaFailure{std::string(what) + ": " + cublasGetStatusString(status)};
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw CudaFailure{std::string(what) + ": " + cublasGetStatusString(status)};
 }
 // Non-blocking communicators answer ncclInProgress; wait_for_communicators then polls.
 void check(ncclResult_t status, const char* what) {
@@ -54,7 +55,8 @@ class DeviceArray {
     data_ = static_cast<T*>(memory);
   }
   DeviceArray(int device, const std::vector<T>& host) : DeviceArray(device, host.size()) {
-    check(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to the GPU");
+    check(cudaMemcpy(data_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+          "cudaMemcpy to the GPU");
   }
   DeviceArray(DeviceArray&& other) noexcept { *this = std::move(other); }
   DeviceArray& operator=(DeviceArray&& other) noexcept {
@@ -95,8 +97,8 @@ void gemm(cublasHandle_t blas, const double* a, const double* b, double* out, in
   const double one = 1.0;
   const double zero = 0.0;
   check(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
-                    static_cast<int>(inner), &one, b, static_cast<int>(cols), a, static_cast<int>(inner), &zero, out,
-                    static_cast<int>(cols)),
+                    static_cast<int>(inner), &one, b, static_cast<int>(cols), a, static_cast<int>(inner),
+                    &zero, out, static_cast<int>(cols)),
         "cublasDgemm");
 }
 
@@ -110,7 +112,8 @@ uint64_t rank_bytes(const TpJob& job) {
   auto tokens = static_cast<uint64_t>(job.tokens);
   auto hidden = static_cast<uint64_t>(job.hidden_size());
   auto q_width = static_cast<uint64_t>(job.heads / job.tp * job.head_dim);
-  auto kv_width = static_cast<uint64_t>(std::max<int64_t>(1, job.kv_heads_or_heads() / job.tp) * job.head_dim);
+  auto kv_width =
+      static_cast<uint64_t>(std::max<int64_t>(1, job.kv_heads_or_heads() / job.tp) * job.head_dim);
   auto ffn = static_cast<uint64_t>(job.ffn_size() / job.tp);
   uint64_t activations = tokens * (2 * hidden + 2 * q_width + 2 * kv_width + 2 * ffn) * sizeof(double);
   return weight_bytes(job) / static_cast<uint64_t>(job.tp) + activations + tokens * sizeof(int64_t);
@@ -216,7 +219,9 @@ void CudaJob::set_up(TpOutcome& outcome) {
     r.gate = DeviceArray<double>(r.device, host.gate.values);
     r.up = DeviceArray<double>(r.device, host.up.values);
     r.down = DeviceArray<double>(r.device, host.down.values);
-    auto activation = [&](int64_t cols) { return DeviceArray<double>(r.device, static_cast<size_t>(rows * cols)); };
+    auto activation = [&](int64_t cols) {
+      return DeviceArray<double>(r.device, static_cast<size_t>(rows * cols));
+    };
     r.x = activation(hidden);
     r.partial = activation(hidden);
     r.q = activation(r.q_width);
@@ -255,8 +260,10 @@ void CudaJob::wait_for_streams(Clock::time_point deadline) {
     bool pending = false;
     for (cudaStream_t stream : streams_) {
       cudaError_t status = cudaStreamQuery(stream);
-      if (status == cudaErrorNotReady) pending = true;
-      else check(status, "the forward pass (cudaStreamQuery)");
+      if (status == cudaErrorNotReady)
+        pending = true;
+      else
+        check(status, "the forward pass (cudaStreamQuery)");
     }
     if (!communicators_.empty()) wait_for_communicators(deadline, "an all-reduce");
     if (!pending) return;
@@ -279,7 +286,8 @@ void CudaJob::all_reduce(DeviceArray<double> DeviceRank::*buffer, int64_t count)
     }
     for (size_t rank = 1; rank < ranks_.size(); ++rank) {
       check(cudaMemcpyAsync((ranks_[rank].*buffer).get(), (first.*buffer).get(),
-                            static_cast<size_t>(count) * sizeof(double), cudaMemcpyDeviceToDevice, first.stream),
+                            static_cast<size_t>(count) * sizeof(double), cudaMemcpyDeviceToDevice,
+                            first.stream),
             "cudaMemcpyAsync");
     }
     return;
@@ -326,7 +334,8 @@ std::vector<Matrix> CudaJob::forward(double& run_ms) {
     add(r.blas, r.partial.get(), r.x.get(), rows * hidden);
     gemm(r.blas, r.x.get(), r.gate.get(), r.gate_out.get(), rows, hidden, r.ffn_width);
     gemm(r.blas, r.x.get(), r.up.get(), r.up_out.get(), rows, hidden, r.ffn_width);
-    check(cuda::launch_swiglu(r.gate_out.get(), r.up_out.get(), rows * r.ffn_width, r.stream), "the SwiGLU kernel");
+    check(cuda::launch_swiglu(r.gate_out.get(), r.up_out.get(), rows * r.ffn_width, r.stream),
+          "the SwiGLU kernel");
     gemm(r.blas, r.gate_out.get(), r.down.get(), r.partial.get(), rows, r.ffn_width, hidden);
   }
   all_reduce(&DeviceRank::partial, rows * hidden);
@@ -341,8 +350,9 @@ std::vector<Matrix> CudaJob::forward(double& run_ms) {
   for (DeviceRank& r : ranks_) {
     Matrix& out = outputs.emplace_back(rows, hidden);
     check(cudaSetDevice(r.device), "cudaSetDevice");
-    check(cudaMemcpy(out.values.data(), r.x.get(), out.values.size() * sizeof(double), cudaMemcpyDeviceToHost),
-          "cudaMemcpy from the GPU");
+    check(
+        cudaMemcpy(out.values.data(), r.x.get(), out.values.size() * sizeof(double), cudaMemcpyDeviceToHost),
+        "cudaMemcpy from the GPU");
   }
   return outputs;
 }
@@ -359,7 +369,9 @@ void CudaJob::finish() {
 
 }  // namespace
 
-bool cuda_backend_built() { return true; }
+bool cuda_backend_built() {
+  return true;
+}
 
 int cuda_device_count(std::string& error) {
   int count = 0;
@@ -384,12 +396,13 @@ TpOutcome run_on_cuda(const TpJob& job, const CudaRunOptions& options) {
   if (local) {
     outcome.realism = Realism::kGpuLocalReduce;
     outcome.note = "TP " + tp + " needs " + tp + " GPUs and " + std::to_string(gpus) +
-                   (gpus == 1 ? " is" : " are") + " visible; ranks never share a GPU through NCCL, so the " + tp +
-                   " shards ran one after another on GPU 0 and were summed there, without NCCL";
+                   (gpus == 1 ? " is" : " are") + " visible; ranks never share a GPU through NCCL, so the " +
+                   tp + " shards ran one after another on GPU 0 and were summed there, without NCCL";
   } else if (job.tp == 1) {
     outcome.realism = Realism::kNcclSingleRank;
-    outcome.note = "1 rank on GPU 0 with an NCCL communicator of one rank: the all-reduces pass through NCCL "
-                   "with no other rank to exchange with";
+    outcome.note =
+        "1 rank on GPU 0 with an NCCL communicator of one rank: the all-reduces pass through NCCL "
+        "with no other rank to exchange with";
   } else {
     outcome.realism = Realism::kRealMultiGpu;
     outcome.note = tp + " ranks on GPUs 0-" + std::to_string(job.tp - 1) +
@@ -405,7 +418,8 @@ TpOutcome run_on_cuda(const TpJob& job, const CudaRunOptions& options) {
     outcome.init_ms = milliseconds_since(start);
     outputs = cuda_job.forward(outcome.run_ms);
     std::vector<Matrix> again = cuda_job.forward(outcome.warm_run_ms);
-    outputs.insert(outputs.end(), std::make_move_iterator(again.begin()), std::make_move_iterator(again.end()));
+    outputs.insert(outputs.end(), std::make_move_iterator(again.begin()),
+                   std::make_move_iterator(again.end()));
     outcome.all_reduces = cuda_job.all_reduces() / 2;
     cuda_job.finish();
   } catch (const CudaFailure& failure) {

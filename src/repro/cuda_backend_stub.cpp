@@ -5,12 +5,15 @@ namespace faultline::repro {
 namespace {
 
 constexpr const char* kNotBuilt =
-    "the 'cuda' backend is not built into this binary: CMake found no CUDA compiler, cuBLAS or NCCL when it was "
+    "the 'cuda' backend is not built into this binary: CMake found no CUDA compiler, cuBLAS or NCCL when it "
+    "was "
     "configured (see cmake/Cuda.cmake), so there is no faultline-cuda next to faultline; use --backend cpu";
 
 }  // namespace
 
-bool cuda_backend_built() { return false; }
+bool cuda_backend_built() {
+  return false;
+}
 
 int cuda_device_count(std::string& error) {
   error = kNotBuilt;

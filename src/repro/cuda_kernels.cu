@@ -5,7 +5,9 @@ namespace {
 
 constexpr int kThreads = 256;
 
-unsigned int blocks_for(int64_t count) { return static_cast<unsigned int>((count + kThreads - 1) / kThreads); }
+unsigned int blocks_for(int64_t count) {
+  return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
+}
 
 __global__ void masked_embedding(const int64_t* tokens, int64_t token_count, const double* table,
                                  int64_t vocab_begin, int64_t vocab_end, int64_t hidden, double* out) {
@@ -60,16 +62,17 @@ __global__ void swiglu(double* gate, const double* up, int64_t count) {
 cudaError_t launch_masked_embedding(const int64_t* tokens, int64_t token_count, const double* table,
                                     int64_t vocab_begin, int64_t vocab_end, int64_t hidden, double* out,
                                     cudaStream_t stream) {
-  masked_embedding<<<blocks_for(token_count * hidden), kThreads, 0, stream>>>(tokens, token_count, table,
-                                                                              vocab_begin, vocab_end, hidden, out);
+  masked_embedding<<<blocks_for(token_count * hidden), kThreads, 0, stream>>>(
+      tokens, token_count, table, vocab_begin, vocab_end, hidden, out);
   return cudaGetLastError();
 }
 
-cudaError_t launch_gqa_attention(const double* q, const double* k, const double* v, double* out, int64_t tokens,
-                                 int64_t q_heads, int64_t kv_heads, int64_t q_head_begin, int64_t kv_head_begin,
-                                 int64_t group, int64_t head_dim, cudaStream_t stream) {
-  gqa_attention<<<blocks_for(tokens * q_heads), kThreads, 0, stream>>>(q, k, v, out, tokens, q_heads, kv_heads,
-                                                                       q_head_begin, kv_head_begin, group, head_dim);
+cudaError_t launch_gqa_attention(const double* q, const double* k, const double* v, double* out,
+                                 int64_t tokens, int64_t q_heads, int64_t kv_heads, int64_t q_head_begin,
+                                 int64_t kv_head_begin, int64_t group, int64_t head_dim,
+                                 cudaStream_t stream) {
+  gqa_attention<<<blocks_for(tokens * q_heads), kThreads, 0, stream>>>(
+      q, k, v, out, tokens, q_heads, kv_heads, q_head_begin, kv_head_begin, group, head_dim);
   return cudaGetLastError();
 }
 

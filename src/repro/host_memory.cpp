@@ -24,8 +24,10 @@ uint64_t available_memory_bytes() {
 std::string format_bytes(uint64_t bytes) {
   char buffer[32];
   double value = static_cast<double>(bytes);
-  if (bytes >= (uint64_t{1} << 30)) std::snprintf(buffer, sizeof buffer, "%.1f GiB", value / (1 << 30));
-  else std::snprintf(buffer, sizeof buffer, "%.1f MiB", value / (1 << 20));
+  if (bytes >= (uint64_t{1} << 30))
+    std::snprintf(buffer, sizeof buffer, "%.1f GiB", value / (1 << 30));
+  else
+    std::snprintf(buffer, sizeof buffer, "%.1f MiB", value / (1 << 20));
   return buffer;
 }
 

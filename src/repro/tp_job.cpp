@@ -62,7 +62,7 @@ TpJob scaled_job(const ModelGeometry& geometry, int64_t tp) {
   TpJob job = full_size_job(real, tp);
   job.head_dim = real.head_dim / factor;
   job.hidden = real.hidden == real.heads * real.head_dim ? real.heads * job.head_dim
-                                                          : std::max<int64_t>(1, real.hidden / factor);
+                                                         : std::max<int64_t>(1, real.hidden / factor);
   job.ffn = scale_keeping_remainder(real.ffn, factor, tp);
   job.vocab_multiple = std::max<int64_t>(1, kMegatronVocabDivisibleBy / factor);
   int64_t real_multiple = kMegatronVocabDivisibleBy * tp;
@@ -79,8 +79,8 @@ TpJob scaled_job(const ModelGeometry& geometry, int64_t tp) {
 }
 
 std::string invalid_sizes(const TpJob& job) {
-  if (job.heads <= 0 || job.kv_heads < 0 || job.head_dim <= 0 || job.hidden < 0 || job.ffn < 0 || job.vocab < 0 ||
-      job.vocab_multiple <= 0 || job.tp <= 0 || job.tokens <= 0) {
+  if (job.heads <= 0 || job.kv_heads < 0 || job.head_dim <= 0 || job.hidden < 0 || job.ffn < 0 ||
+      job.vocab < 0 || job.vocab_multiple <= 0 || job.tp <= 0 || job.tokens <= 0) {
     return "heads, head_dim, tokens and tp must be positive, and no size negative";
   }
   if (job.heads % job.kv_heads_or_heads() != 0) {
@@ -107,8 +107,8 @@ HostCheck check_on_host(const TpJob& job) {
   }
   if (kv_heads % job.tp != 0 && job.tp % kv_heads != 0) {
     return refuse("ValueError: num_query_groups (" + std::to_string(kv_heads) +
-                      ") must be a multiple or divisor of tensor_model_parallel_size (" + std::to_string(job.tp) +
-                      ").",
+                      ") must be a multiple or divisor of tensor_model_parallel_size (" +
+                      std::to_string(job.tp) + ").",
                   "tp.kv_heads_not_divisible");
   }
   if (job.ffn_size() % job.tp != 0) {
@@ -155,11 +155,16 @@ uint64_t weight_bytes(const TpJob& job) {
 
 std::string_view label(Realism realism) {
   switch (realism) {
-    case Realism::kHostCheck: return "HOST_CHECK";
-    case Realism::kCpuEmulation: return "CPU_EMULATION";
-    case Realism::kGpuLocalReduce: return "GPU_LOCAL_REDUCE";
-    case Realism::kNcclSingleRank: return "NCCL_SINGLE_RANK";
-    case Realism::kRealMultiGpu: return "REAL_MULTI_GPU";
+    case Realism::kHostCheck:
+      return "HOST_CHECK";
+    case Realism::kCpuEmulation:
+      return "CPU_EMULATION";
+    case Realism::kGpuLocalReduce:
+      return "GPU_LOCAL_REDUCE";
+    case Realism::kNcclSingleRank:
+      return "NCCL_SINGLE_RANK";
+    case Realism::kRealMultiGpu:
+      return "REAL_MULTI_GPU";
   }
   return "HOST_CHECK";
 }

@@ -15,11 +15,11 @@ namespace faultline::repro {
 // A model's real sizes, from config.json or the command line.
 struct ModelGeometry {
   int64_t heads = 0;
-  int64_t kv_heads = 0;   // 0: same as heads
-  int64_t head_dim = 0;   // 0: hidden / heads, or 128 when hidden is unknown too
-  int64_t hidden = 0;     // 0: heads × head_dim
-  int64_t ffn = 0;        // 0: 4 × hidden
-  int64_t vocab = 0;      // 0: 32000
+  int64_t kv_heads = 0;  // 0: same as heads
+  int64_t head_dim = 0;  // 0: hidden / heads, or 128 when hidden is unknown too
+  int64_t hidden = 0;    // 0: heads × head_dim
+  int64_t ffn = 0;       // 0: 4 × hidden
+  int64_t vocab = 0;     // 0: 32000
 };
 
 // The job that runs: one transformer block over `tokens` tokens.
@@ -32,7 +32,7 @@ struct ModelGeometry {
 //   MLP         column-parallel gate and up (SwiGLU), row-parallel down; all-reduce; residual
 struct TpJob {
   int64_t heads = 0;
-  int64_t kv_heads = 0;        // 0: same as heads
+  int64_t kv_heads = 0;  // 0: same as heads
   int64_t head_dim = 8;
   int64_t hidden = 0;          // 0: heads × head_dim
   int64_t ffn = 0;             // 0: 4 × hidden
@@ -95,19 +95,19 @@ struct TpOutcome {
   enum class Kind { kRefused, kRan, kCannotRun };
   Kind kind = Kind::kCannotRun;
   Realism realism = Realism::kHostCheck;
-  std::string error;              // kRefused: the framework's message; kCannotRun: why not
-  std::string cause;              // kRefused: the causes.md id
-  std::string note;               // how the ranks ran ("4 ranks as threads", "1 GPU for TP 4: ...")
-  double max_difference = 0;      // max |sharded − reference| over every rank's output
-  double reference_scale = 0;     // max |reference|
-  double tolerance = 0;           // the bound on max_difference: relative_tolerance × max(1, scale)
+  std::string error;           // kRefused: the framework's message; kCannotRun: why not
+  std::string cause;           // kRefused: the causes.md id
+  std::string note;            // how the ranks ran ("4 ranks as threads", "1 GPU for TP 4: ...")
+  double max_difference = 0;   // max |sharded − reference| over every rank's output
+  double reference_scale = 0;  // max |reference|
+  double tolerance = 0;        // the bound on max_difference: relative_tolerance × max(1, scale)
   double relative_tolerance = 0;
-  bool matches = false;           // ran, and max_difference <= tolerance
-  double init_ms = 0;             // weights sharded and placed, ranks (and communicators) set up
-  double communicator_ms = 0;     // of init_ms, the NCCL communicators' (0 without NCCL)
-  double run_ms = 0;              // the sharded forward pass with its all-reduces
-  double warm_run_ms = 0;         // the same pass run again, when the backend does (0: not run)
-  double reference_ms = 0;        // the unsharded reference
+  bool matches = false;        // ran, and max_difference <= tolerance
+  double init_ms = 0;          // weights sharded and placed, ranks (and communicators) set up
+  double communicator_ms = 0;  // of init_ms, the NCCL communicators' (0 without NCCL)
+  double run_ms = 0;           // the sharded forward pass with its all-reduces
+  double warm_run_ms = 0;      // the same pass run again, when the backend does (0: not run)
+  double reference_ms = 0;     // the unsharded reference
   int64_t all_reduces = 0;
 
   bool ran() const { return kind == Kind::kRan; }

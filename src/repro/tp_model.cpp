@@ -37,15 +37,22 @@ TensorShape shape_of(const TpJob& job, Tensor tensor) {
   int64_t kv_width = job.kv_heads_or_heads() * job.head_dim;
   auto fan_in = [](int64_t rows) { return std::sqrt(3.0 / static_cast<double>(rows)); };
   switch (tensor) {
-    case Tensor::kEmbedding: return {job.padded_vocab(), hidden, 1.0};
-    case Tensor::kQuery: return {hidden, q_width, fan_in(hidden)};
+    case Tensor::kEmbedding:
+      return {job.padded_vocab(), hidden, 1.0};
+    case Tensor::kQuery:
+      return {hidden, q_width, fan_in(hidden)};
     case Tensor::kKey:
-    case Tensor::kValue: return {hidden, kv_width, fan_in(hidden)};
-    case Tensor::kOutput: return {q_width, hidden, fan_in(q_width)};
+    case Tensor::kValue:
+      return {hidden, kv_width, fan_in(hidden)};
+    case Tensor::kOutput:
+      return {q_width, hidden, fan_in(q_width)};
     case Tensor::kGate:
-    case Tensor::kUp: return {hidden, job.ffn_size(), fan_in(hidden)};
-    case Tensor::kDown: return {job.ffn_size(), hidden, fan_in(job.ffn_size())};
-    case Tensor::kTokens: break;
+    case Tensor::kUp:
+      return {hidden, job.ffn_size(), fan_in(hidden)};
+    case Tensor::kDown:
+      return {job.ffn_size(), hidden, fan_in(job.ffn_size())};
+    case Tensor::kTokens:
+      break;
   }
   return {0, 0, 0.0};
 }
@@ -82,12 +89,14 @@ Matrix multiply(const Matrix& a, const Matrix& b) {
   return out;
 }
 
-double silu(double x) { return x / (1.0 + std::exp(-x)); }
+double silu(double x) {
+  return x / (1.0 + std::exp(-x));
+}
 
 // Causal attention of one query head over its KV head: columns [q_col, q_col + head_dim) of q
 // against [kv_col, kv_col + head_dim) of k and v, written to columns [q_col, …) of out.
-void attend(const Matrix& q, const Matrix& k, const Matrix& v, int64_t q_col, int64_t kv_col, int64_t head_dim,
-            Matrix& out) {
+void attend(const Matrix& q, const Matrix& k, const Matrix& v, int64_t q_col, int64_t kv_col,
+            int64_t head_dim, Matrix& out) {
   double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
   std::vector<double> scores(static_cast<size_t>(q.rows));
   for (int64_t i = 0; i < q.rows; ++i) {
@@ -140,10 +149,13 @@ std::vector<int64_t> token_ids(const TpJob& job) {
   int64_t vocab = job.vocab_size();
   std::vector<int64_t> tokens(static_cast<size_t>(std::max<int64_t>(0, job.tokens)));
   for (size_t i = 0; i < tokens.size(); ++i) {
-    if (i == 0) tokens[i] = vocab - 1;
-    else if (i == 1) tokens[i] = 0;
-    else tokens[i] = static_cast<int64_t>(mix(job.seed ^ (static_cast<uint64_t>(Tensor::kTokens) << 56) ^ i) %
-                                          static_cast<uint64_t>(vocab));
+    if (i == 0)
+      tokens[i] = vocab - 1;
+    else if (i == 1)
+      tokens[i] = 0;
+    else
+      tokens[i] = static_cast<int64_t>(mix(job.seed ^ (static_cast<uint64_t>(Tensor::kTokens) << 56) ^ i) %
+                                       static_cast<uint64_t>(vocab));
   }
   return tokens;
 }
@@ -206,7 +218,8 @@ Matrix reference_forward(const TpJob& job, const std::vector<int64_t>& tokens) {
 
 Comparison compare(const Matrix& reference, const std::vector<Matrix>& outputs, double relative_tolerance) {
   Comparison result;
-  for (double value : reference.values) result.reference_scale = std::max(result.reference_scale, std::abs(value));
+  for (double value : reference.values)
+    result.reference_scale = std::max(result.reference_scale, std::abs(value));
   result.tolerance = relative_tolerance * std::max(1.0, result.reference_scale);
   bool shaped = !outputs.empty();
   bool finite = true;
@@ -217,8 +230,10 @@ Comparison compare(const Matrix& reference, const std::vector<Matrix>& outputs, 
     }
     for (size_t i = 0; i < reference.values.size(); ++i) {
       double difference = std::abs(output.values[i] - reference.values[i]);
-      if (std::isnan(difference)) finite = false;
-      else result.max_difference = std::max(result.max_difference, difference);
+      if (std::isnan(difference))
+        finite = false;
+      else
+        result.max_difference = std::max(result.max_difference, difference);
     }
   }
   if (!finite) result.max_difference = std::numeric_limits<double>::quiet_NaN();
@@ -229,7 +244,8 @@ Comparison compare(const Matrix& reference, const std::vector<Matrix>& outputs, 
 void compare_with_reference(const TpJob& job, const std::vector<Matrix>& outputs, TpOutcome& outcome) {
   auto start = std::chrono::steady_clock::now();
   Matrix reference = reference_forward(job, token_ids(job));
-  outcome.reference_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  outcome.reference_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   Comparison comparison = compare(reference, outputs, kRelativeTolerance);
   outcome.kind = TpOutcome::Kind::kRan;
   outcome.relative_tolerance = kRelativeTolerance;

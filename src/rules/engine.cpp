@@ -4,6 +4,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <map>
 
 #include "base/text.hpp"
 #include "parse/ansi.hpp"
@@ -90,9 +91,9 @@ bool match_frames(const Rule& rule, const std::vector<std::string>& frames, Rule
   for (bool skipping : {true, false}) {
     for (size_t index = 0; index < frames.size(); ++index) {
       const std::string& frame = frames[index];
-      bool skipped = skipping && std::any_of(rule.skip_frames.begin(), rule.skip_frames.end(), [&](const Pattern& skip) {
-                       return RE2::PartialMatch(frame, skip.regex());
-                     });
+      bool skipped = skipping &&
+                     std::any_of(rule.skip_frames.begin(), rule.skip_frames.end(),
+                                 [&](const Pattern& skip) { return RE2::PartialMatch(frame, skip.regex()); });
       if (skipped) continue;
       for (const auto& pattern : rule.frames) {
         if (!captures_into(pattern, frame, match.facts)) continue;
@@ -106,9 +107,32 @@ bool match_frames(const Rule& rule, const std::vector<std::string>& frames, Rule
   return false;
 }
 
-bool is_frame_header(std::string_view text) { return text.starts_with("File \"") && text.find("\", line ") != text.npos; }
+bool is_frame_header(std::string_view text) {
+  return text.starts_with("File \"") && text.find("\", line ") != text.npos;
+}
 
 }  // namespace
+
+void keep_highest_priority(std::vector<Finding>& findings) {
+  auto line_of = [](const Finding& finding) {
+    const Evidence* first = finding.evidence.empty() ? nullptr : &finding.evidence.front();
+    return first ? std::pair{first->source, first->line} : std::pair{uint32_t{0}, uint64_t{0}};
+  };
+  std::map<std::pair<uint32_t, uint64_t>, int> highest;
+  for (const auto& finding : findings) {
+    if (finding.evidence.empty()) continue;
+    auto [slot, inserted] = highest.try_emplace(line_of(finding), finding.rule->priority);
+    if (!inserted) slot->second = std::max(slot->second, finding.rule->priority);
+  }
+  // A finding yields on any of its lines: a catch-all over a whole event yields to a line rule
+  // that knew the event's message line.
+  std::erase_if(findings, [&](const Finding& finding) {
+    return std::any_of(finding.evidence.begin(), finding.evidence.end(), [&](const Evidence& evidence) {
+      auto it = highest.find({evidence.source, evidence.line});
+      return it != highest.end() && finding.rule->priority < it->second;
+    });
+  });
+}
 
 std::vector<std::string> traceback_frames(const assemble::Event& event) {
   std::vector<std::string> frames;
@@ -131,7 +155,8 @@ std::vector<std::string> traceback_frames(const assemble::Event& event) {
   return frames;
 }
 
-std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text, const std::vector<std::string>& frames) {
+std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text,
+                                    const std::vector<std::string>& frames) {
   for (const auto& pattern : rule.match) {
     RuleMatch match;
     if (!captures_into(pattern, text, match.facts, &match.offset, &match.text)) continue;
@@ -156,8 +181,8 @@ std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text, con
 
 namespace {
 
-Finding make_finding(const Rule& rule, RuleMatch&& match, int rank, int local_rank,
-                     std::string host, int64_t pid, const Timestamp& time, uint64_t sequence) {
+Finding make_finding(const Rule& rule, RuleMatch&& match, int rank, int local_rank, std::string host,
+                     int64_t pid, const Timestamp& time, uint64_t sequence) {
   Finding finding;
   finding.rule = &rule;
   finding.rank = rank;
@@ -169,7 +194,8 @@ Finding make_finding(const Rule& rule, RuleMatch&& match, int rank, int local_ra
   finding.facts = std::move(match.facts);
   // A rule may capture the rank a message names ("Shard 0 failed", "[Rank 3]").
   if (finding.rank < 0) {
-    if (const Value* named = find_fact(finding.facts, "rank"); named && std::holds_alternative<int64_t>(*named)) {
+    if (const Value* named = find_fact(finding.facts, "rank");
+        named && std::holds_alternative<int64_t>(*named)) {
       finding.rank = static_cast<int>(std::get<int64_t>(*named));
     }
   }
@@ -177,7 +203,8 @@ Finding make_finding(const Rule& rule, RuleMatch&& match, int rank, int local_ra
 }
 
 size_t line_index_at(const std::string& text, size_t offset) {
-  return static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  return static_cast<size_t>(
+      std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
 }  // namespace
@@ -186,9 +213,15 @@ Engine::Engine(const RuleSet& rules) : prebuilt_bytes_(rules.prebuilt_screen()) 
   for (const Rule* rule : rules.rules()) {
     all_rules_.push_back(rule);
     switch (rule->scope) {
-      case Scope::kMessage: message_rules_.push_back(rule); break;
-      case Scope::kEvent: event_rules_.push_back(rule); break;
-      case Scope::kLine: line_rules_.push_back(rule); break;
+      case Scope::kMessage:
+        message_rules_.push_back(rule);
+        break;
+      case Scope::kEvent:
+        event_rules_.push_back(rule);
+        break;
+      case Scope::kLine:
+        line_rules_.push_back(rule);
+        break;
     }
   }
 }
@@ -254,8 +287,8 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     std::string matched(match.text);
     // A rule that names a frame tells failures apart by where they happened too.
     if (!match.frame_site.empty()) matched += " @ " + match.frame_site;
-    Finding finding = make_finding(rule, std::move(match), event.rank, event.local_rank, event.host, event.pid,
-                                   event.time, event.sequence);
+    Finding finding = make_finding(rule, std::move(match), event.rank, event.local_rank, event.host,
+                                   event.pid, event.time, event.sequence);
     finding.time_inherited = event.time_inherited;
     finding.matched = std::move(matched);
     return finding;
@@ -271,7 +304,8 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     if (event.message.empty()) break;
     if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
     if (!rule->frames.empty() && !frames) frames = traceback_frames(event);
-    auto match = match_rule(*rule, event.message, rule->frames.empty() ? std::vector<std::string>{} : *frames);
+    auto match =
+        match_rule(*rule, event.message, rule->frames.empty() ? std::vector<std::string>{} : *frames);
     if (!match) continue;
     size_t frame = match->frame;
     Finding finding = finding_of(*rule, std::move(*match));
@@ -288,7 +322,8 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
       size_t index = line_index_at(text, match->offset);
       Finding finding = finding_of(*rule, std::move(*match));
       finding.evidence.push_back(evidence_at(index));
-      if (!event.message.empty() && event.message_line != index) finding.evidence.push_back(evidence_at(event.message_line));
+      if (!event.message.empty() && event.message_line != index)
+        finding.evidence.push_back(evidence_at(event.message_line));
       found.push_back({std::move(finding), 0});
     }
   }
@@ -300,7 +335,8 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
             })->finding.rule->priority;
   size_t nearest = SIZE_MAX;
   for (const auto& item : found) {
-    if (item.finding.rule->priority == top && !item.finding.rule->frames.empty()) nearest = std::min(nearest, item.frame);
+    if (item.finding.rule->priority == top && !item.finding.rule->frames.empty())
+      nearest = std::min(nearest, item.frame);
   }
   for (auto& item : found) {
     const Rule& rule = *item.finding.rule;
@@ -380,17 +416,20 @@ const Engine::SparseScreen* Engine::prebuilt_screen() const {
 // Builds the screen into sparse_, once: by the caller that moved sparse_state_ to kBuilding.
 void Engine::build_sparse_screen(std::string_view sample) const {
   prebuilt_screen();  // its plan spares planning afresh
-  std::optional<ScreenPlan> plan = prebuilt_ ? std::optional<ScreenPlan>(*prebuilt_) : plan_screen(all_rules_);
+  std::optional<ScreenPlan> plan =
+      prebuilt_ ? std::optional<ScreenPlan>(*prebuilt_) : plan_screen(all_rules_);
   if (plan) {  // else a pattern no literal screens: every line is read
     auto screen = std::make_unique<LiteralScreen>(plan->literals, sample);
-    if (screen->available()) sparse_ = std::make_unique<SparseScreen>(SparseScreen{std::move(*plan), std::move(screen)});
+    if (screen->available())
+      sparse_ = std::make_unique<SparseScreen>(SparseScreen{std::move(*plan), std::move(screen)});
   }
   sparse_state_.store(kBuilt, std::memory_order_release);
 }
 
 const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const {
   int state = sparse_state_.load(std::memory_order_acquire);
-  if (state == kUnbuilt && sparse_state_.compare_exchange_strong(state, kBuilding, std::memory_order_acq_rel)) {
+  if (state == kUnbuilt &&
+      sparse_state_.compare_exchange_strong(state, kBuilding, std::memory_order_acq_rel)) {
     build_sparse_screen(sample);
     state = kBuilt;
   }

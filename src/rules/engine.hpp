@@ -37,9 +37,9 @@ class Engine {
 
   // Which line rules may match a line of `block`. Cheap to copy.
   struct BlockScreen {
-    bool all = true;                  // no screening: check every line rule
-    std::vector<const Rule*> rules;   // when !all: the only candidates, sorted
-    bool for_one_line = false;        // the candidates of one line's literals, not of a block's
+    bool all = true;                 // no screening: check every line rule
+    std::vector<const Rule*> rules;  // when !all: the only candidates, sorted
+    bool for_one_line = false;       // the candidates of one line's literals, not of a block's
   };
   BlockScreen screen_block(std::string_view block) const;
 
@@ -102,14 +102,20 @@ class Engine {
 struct RuleMatch {
   Facts facts;
   size_t offset = 0;
-  std::string_view text;  // what the pattern matched, a view into the searched text
-  size_t frame = 0;       // with `frames`: which frame matched, counted from the innermost
-  std::string frame_site; // that frame's `FILE in FUNCTION`, without its line number
+  std::string_view text;   // what the pattern matched, a view into the searched text
+  size_t frame = 0;        // with `frames`: which frame matched, counted from the innermost
+  std::string frame_site;  // that frame's `FILE in FUNCTION`, without its line number
 };
 // `frames`: the event's traceback frames, innermost first, as traceback_frames gives them. A rule
 // with `frames` never matches without one.
 std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text,
                                     const std::vector<std::string>& frames = {});
+
+// Priority across scopes: a finding yields to one of higher priority whose first evidence (an
+// event's message line, a line rule's line) is one of its own evidence lines. match_event applies
+// priority within one event already; this also weighs line rules against event rules. Keeps the
+// order of what stays.
+void keep_highest_priority(std::vector<Finding>& findings);
 
 // The frames of an event's traceback, innermost (nearest the exception) first: each one is
 // `File "PATH", line N, in FUNCTION`, then '\n' and its source line when the traceback shows one.

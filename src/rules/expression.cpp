@@ -48,7 +48,8 @@ const std::map<std::string, Function, std::less<>>& functions() {
       {"valid_tp_sizes", {2, [](const auto& a) -> Value { return tp::valid_tp_sizes(a[0], a[1]); }}},
       {"next_multiple", {2, [](const auto& a) -> Value { return tp::next_multiple(a[0], a[1]); }}},
       {"layouts", {1, [](const auto& a) -> Value { return layouts_value(tp::layouts(a[0])); }}},
-      {"layouts_for", {3, [](const auto& a) -> Value { return layouts_value(tp::layouts_for(a[0], a[1], a[2])); }}},
+      {"layouts_for",
+       {3, [](const auto& a) -> Value { return layouts_value(tp::layouts_for(a[0], a[1], a[2])); }}},
       {"gcd", {2, [](const auto& a) -> Value { return tp::gcd(a[0], a[1]); }}},
       {"lcm", {2, [](const auto& a) -> Value { return tp::lcm(a[0], a[1]); }}},
       {"min", {2, [](const auto& a) -> Value { return std::min(a[0], a[1]); }}},
@@ -244,7 +245,8 @@ Result<Value> evaluate_binary(const Node& node, const Facts& facts) {
 
 Result<Value> evaluate_node(const Node& node, const Facts& facts) {
   switch (node.kind) {
-    case Node::Kind::kNumber: return Value(node.number);
+    case Node::Kind::kNumber:
+      return Value(node.number);
     case Node::Kind::kFact: {
       const Value* value = find_fact(facts, node.name);
       if (!value) return Status::error("missing fact '" + node.name + "'");
@@ -259,7 +261,8 @@ Result<Value> evaluate_node(const Node& node, const Facts& facts) {
       if (*number == std::numeric_limits<int64_t>::min()) return Status::error("integer overflow in '-'");
       return Value(-*number);
     }
-    case Node::Kind::kBinary: return evaluate_binary(node, facts);
+    case Node::Kind::kBinary:
+      return evaluate_binary(node, facts);
     case Node::Kind::kCall: {
       std::vector<int64_t> arguments;
       for (const auto& child : node.children) {
@@ -288,7 +291,9 @@ Result<Expression> Expression::parse(std::string_view text) {
   return expression;
 }
 
-Result<Value> Expression::evaluate(const Facts& facts) const { return evaluate_node(*root_, facts); }
+Result<Value> Expression::evaluate(const Facts& facts) const {
+  return evaluate_node(*root_, facts);
+}
 
 std::vector<std::string> function_names() {
   std::vector<std::string> names;

@@ -28,8 +28,8 @@ struct Finding {
   Timestamp time;
   bool time_inherited = false;  // from an earlier line of the rank, not the matched line
   uint64_t sequence = 0;        // input order across the job
-  Facts facts;            // captured, then derived
-  std::string matched;    // the text the rule matched (message, event or line)
+  Facts facts;                  // captured, then derived
+  std::string matched;          // the text the rule matched (message, event or line)
   std::vector<Evidence> evidence;
 };
 

@@ -24,7 +24,9 @@ constexpr size_t kLongestAnchor = 8;
 // What one more anchor costs the literal matcher, in occurrences in the sample.
 constexpr double kAnchorCost = 4;
 
-char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char fold(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 std::string folded(std::string_view text) {
   std::string out(text);
@@ -59,7 +61,8 @@ class GramCounter {
     uint64_t mask = length == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * length)) - 1;
     for (size_t i = 0; i + length <= text.size(); ++i) {
       uint64_t key = packed(text.data() + i, 8) & mask;
-      for (size_t slot = slot_of(key, capacity); table[slot].gram != kEmpty; slot = (slot + 1) & (capacity - 1)) {
+      for (size_t slot = slot_of(key, capacity); table[slot].gram != kEmpty;
+           slot = (slot + 1) & (capacity - 1)) {
         if (table[slot].key == key) {
           ++occurrences[table[slot].gram];
           break;
@@ -155,7 +158,8 @@ std::vector<LiteralScreen::Anchor> LiteralScreen::choose_anchors(const std::vect
   // Cheapest first; then the longer gram (rarer in text the sample did not show); then the first.
   auto after = [&](const Candidate& a, const Candidate& b) {
     if (a.cost != b.cost) return a.cost > b.cost;
-    if (grams[a.gram].text.size() != grams[b.gram].text.size()) return grams[a.gram].text.size() < grams[b.gram].text.size();
+    if (grams[a.gram].text.size() != grams[b.gram].text.size())
+      return grams[a.gram].text.size() < grams[b.gram].text.size();
     return a.gram > b.gram;
   };
   std::priority_queue<Candidate, std::vector<Candidate>, decltype(after)> queue(after);
@@ -183,13 +187,15 @@ std::vector<LiteralScreen::Anchor> LiteralScreen::choose_anchors(const std::vect
 
 #ifdef FAULTLINE_HAVE_HYPERSCAN
 
-LiteralScreen::LiteralScreen(const std::vector<Literal>& literals, std::string_view sample) : literals_(literals) {
+LiteralScreen::LiteralScreen(const std::vector<Literal>& literals, std::string_view sample)
+    : literals_(literals) {
   if (literals.empty()) {
     error_ = "no literals";
     return;
   }
   if (sample.empty()) {
-    for (uint32_t i = 0; i < literals.size(); ++i) anchors_.push_back({literals[i].text, literals[i].caseless, {{i, 0}}});
+    for (uint32_t i = 0; i < literals.size(); ++i)
+      anchors_.push_back({literals[i].text, literals[i].caseless, {{i, 0}}});
   } else {
     anchors_ = choose_anchors(literals, sample);
   }
@@ -215,12 +221,15 @@ LiteralScreen::LiteralScreen(const std::vector<Literal>& literals, std::string_v
   database_ = database;
 }
 
-LiteralScreen::~LiteralScreen() { hs_free_database(static_cast<hs_database_t*>(database_)); }
+LiteralScreen::~LiteralScreen() {
+  hs_free_database(static_cast<hs_database_t*>(database_));
+}
 
 std::string LiteralScreen::serialize() const {
   char* bytes = nullptr;
   size_t length = 0;
-  if (!database_ || hs_serialize_database(static_cast<const hs_database_t*>(database_), &bytes, &length) != HS_SUCCESS) {
+  if (!database_ ||
+      hs_serialize_database(static_cast<const hs_database_t*>(database_), &bytes, &length) != HS_SUCCESS) {
     return {};
   }
   std::string out(bytes, length);
@@ -228,10 +237,12 @@ std::string LiteralScreen::serialize() const {
   return out;
 }
 
-std::unique_ptr<LiteralScreen> LiteralScreen::deserialize(const std::vector<Literal>& literals, std::string_view bytes) {
+std::unique_ptr<LiteralScreen> LiteralScreen::deserialize(const std::vector<Literal>& literals,
+                                                          std::string_view bytes) {
   std::unique_ptr<LiteralScreen> screen(new LiteralScreen());
   screen->literals_ = literals;
-  for (uint32_t i = 0; i < literals.size(); ++i) screen->anchors_.push_back({literals[i].text, literals[i].caseless, {{i, 0}}});
+  for (uint32_t i = 0; i < literals.size(); ++i)
+    screen->anchors_.push_back({literals[i].text, literals[i].caseless, {{i, 0}}});
   hs_database_t* database = nullptr;
   if (hs_deserialize_database(bytes.data(), bytes.size(), &database) != HS_SUCCESS) {
     screen->error_ = "the prebuilt literal screen does not load here";
@@ -269,7 +280,8 @@ int on_anchor(unsigned int id, unsigned long long, unsigned long long to, unsign
     if (member.offset > anchor_start) continue;
     size_t start = anchor_start - member.offset;
     const auto& literal = context.literals[member.literal];
-    bool same = member.offset == 0 && literal.text.size() == anchor.text.size() && literal.caseless == anchor.caseless;
+    bool same = member.offset == 0 && literal.text.size() == anchor.text.size() &&
+                literal.caseless == anchor.caseless;
     if (same || holds_at(context.block, start, literal)) {
       context.hits.push_back({static_cast<uint32_t>(start + literal.text.size()), member.literal});
     }
@@ -286,7 +298,8 @@ hs_scratch_t* thread_scratch(const hs_database_t* database, uint64_t screen_id) 
     ~Scratch() { hs_free_scratch(memory); }
   };
   thread_local Scratch scratch;
-  if (std::find(scratch.serves.begin(), scratch.serves.end(), screen_id) != scratch.serves.end()) return scratch.memory;
+  if (std::find(scratch.serves.begin(), scratch.serves.end(), screen_id) != scratch.serves.end())
+    return scratch.memory;
   if (hs_alloc_scratch(database, &scratch.memory) != HS_SUCCESS) return nullptr;
   if (scratch.serves.size() == 64) scratch.serves.clear();  // screens come and go in tests
   scratch.serves.push_back(screen_id);
@@ -302,8 +315,8 @@ bool LiteralScreen::scan(std::string_view block, std::vector<Hit>& hits) const {
   hs_scratch_t* scratch = thread_scratch(database, id_);
   if (!scratch) return false;
   ScanContext context{anchors_, literals_, block, hits};
-  return hs_scan(database, block.data(), static_cast<unsigned>(block.size()), 0, scratch, on_anchor, &context) ==
-         HS_SUCCESS;
+  return hs_scan(database, block.data(), static_cast<unsigned>(block.size()), 0, scratch, on_anchor,
+                 &context) == HS_SUCCESS;
 }
 
 #else
@@ -315,8 +328,11 @@ bool LiteralScreen::scan(std::string_view, std::vector<Hit>& hits) const {
   hits.clear();
   return false;
 }
-std::string LiteralScreen::serialize() const { return {}; }
-std::unique_ptr<LiteralScreen> LiteralScreen::deserialize(const std::vector<Literal>& literals, std::string_view) {
+std::string LiteralScreen::serialize() const {
+  return {};
+}
+std::unique_ptr<LiteralScreen> LiteralScreen::deserialize(const std::vector<Literal>& literals,
+                                                          std::string_view) {
   std::unique_ptr<LiteralScreen> screen(new LiteralScreen());
   screen->literals_ = literals;
   screen->error_ = "built without Hyperscan";

@@ -67,7 +67,8 @@ class LiteralScreen {
   std::string serialize() const;
   // The screen of `literals` that serialize() gave as `bytes`. Not available() when they do not
   // load here (another Hyperscan version, a CPU without the instructions they were built for).
-  static std::unique_ptr<LiteralScreen> deserialize(const std::vector<Literal>& literals, std::string_view bytes);
+  static std::unique_ptr<LiteralScreen> deserialize(const std::vector<Literal>& literals,
+                                                    std::string_view bytes);
 
  private:
   LiteralScreen() = default;

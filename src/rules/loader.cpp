@@ -14,8 +14,9 @@ namespace faultline::rules {
 namespace {
 
 const std::set<std::string, std::less<>> kRuleKeys = {
-    "id", "cause", "title", "category", "role", "severity", "scope", "match", "unless", "frames", "skip_frames", "priority", "when",
-    "derive", "explain", "symptoms", "confirm", "fix", "verify", "narrative", "refs", "examples"};
+    "id",      "cause",  "title",       "category",  "role", "severity", "scope",   "match",
+    "unless",  "frames", "skip_frames", "priority",  "when", "derive",   "explain", "symptoms",
+    "confirm", "fix",    "verify",      "narrative", "refs", "examples"};
 
 class PackLoader {
  public:
@@ -51,7 +52,8 @@ class PackLoader {
     }
     for (auto it = root.begin(); it != root.end(); ++it) {
       if (it->first.as<std::string>() != "rules") {
-        error(it->first.Mark(), "unknown key '" + it->first.as<std::string>() + "' (a pack holds only 'rules')");
+        error(it->first.Mark(),
+              "unknown key '" + it->first.as<std::string>() + "' (a pack holds only 'rules')");
       }
     }
     const YAML::Node& list = root["rules"];
@@ -161,7 +163,8 @@ class PackLoader {
       }
       names.push_back(name);
     }
-    error(node.Mark(), std::string("'") + key + "' must be one of " + join(names, ", ") + ", not '" + *text + "'");
+    error(node.Mark(),
+          std::string("'") + key + "' must be one of " + join(names, ", ") + ", not '" + *text + "'");
   }
 
   void load_examples(const YAML::Node& node, Rule& rule) {
@@ -247,19 +250,27 @@ class PackLoader {
       error((node["cause"] ? node["cause"] : node["id"]).Mark(),
             "unknown cause '" + rule.cause + "' (causes are the ids of causes.md)");
     }
-    if (!node["title"]) error(node.Mark(), "rule '" + rule.id + "' needs a 'title'");
-    else if (auto title = scalar(node["title"], "title")) rule.title = *title;
+    if (!node["title"])
+      error(node.Mark(), "rule '" + rule.id + "' needs a 'title'");
+    else if (auto title = scalar(node["title"], "title"))
+      rule.title = *title;
     if (node["category"]) {
       if (auto category = scalar(node["category"], "category")) rule.category = *category;
     }
-    if (node["role"]) choice(node["role"], "role", {{"root_cause", Role::kRootCause}, {"symptom", Role::kSymptom}}, rule.role);
+    if (node["role"])
+      choice(node["role"], "role", {{"root_cause", Role::kRootCause}, {"symptom", Role::kSymptom}, {"recovery", Role::kRecovery}},
+             rule.role);
     if (node["scope"]) {
       choice(node["scope"], "scope",
              {{"message", Scope::kMessage}, {"event", Scope::kEvent}, {"line", Scope::kLine}}, rule.scope);
     }
     if (node["severity"]) {
       std::string severity = "error";
-      choice(node["severity"], "severity", {{"error", std::string("error")}, {"warning", std::string("warning")}, {"info", std::string("info")}}, severity);
+      choice(node["severity"], "severity",
+             {{"error", std::string("error")},
+              {"warning", std::string("warning")},
+              {"info", std::string("info")}},
+             severity);
       rule.severity = severity;
     }
     if (!node["match"]) {
@@ -268,18 +279,22 @@ class PackLoader {
     }
     rule.match = patterns(node["match"], "match");
     if (node["unless"]) rule.unless = patterns(node["unless"], "unless");
-    for (auto [key, list] : {std::pair{"frames", &rule.frames}, std::pair{"skip_frames", &rule.skip_frames}}) {
+    for (auto [key, list] :
+         {std::pair{"frames", &rule.frames}, std::pair{"skip_frames", &rule.skip_frames}}) {
       if (!node[key]) continue;
-      if (rule.scope != Scope::kMessage) error(node[key].Mark(), "'" + std::string(key) + "' needs 'scope: message'");
+      if (rule.scope != Scope::kMessage)
+        error(node[key].Mark(), "'" + std::string(key) + "' needs 'scope: message'");
       *list = patterns(node[key], key);
     }
-    if (!rule.skip_frames.empty() && rule.frames.empty()) error(node["skip_frames"].Mark(), "'skip_frames' needs 'frames'");
+    if (!rule.skip_frames.empty() && rule.frames.empty())
+      error(node["skip_frames"].Mark(), "'skip_frames' needs 'frames'");
     if (node["priority"]) {
       auto text = scalar(node["priority"], "priority");
       int value = 0;
       auto [end, failure] = text ? std::from_chars(text->data(), text->data() + text->size(), value)
                                  : std::from_chars_result{nullptr, std::errc::invalid_argument};
-      if (text && (failure != std::errc() || end != text->data() + text->size() || value < -1000 || value > 1000)) {
+      if (text &&
+          (failure != std::errc() || end != text->data() + text->size() || value < -1000 || value > 1000)) {
         error(node["priority"].Mark(), "'priority' must be an integer from -1000 to 1000");
       }
       rule.priority = value;
@@ -288,20 +303,23 @@ class PackLoader {
     for (const auto* list : {&rule.match, &rule.frames}) {
       for (const auto& pattern : *list) {
         for (const auto& [name, index] : pattern.captures) {
-          if (std::find(known_facts_.begin(), known_facts_.end(), name) == known_facts_.end()) known_facts_.push_back(name);
+          if (std::find(known_facts_.begin(), known_facts_.end(), name) == known_facts_.end())
+            known_facts_.push_back(name);
         }
       }
     }
     if (node["derive"]) load_derive(node["derive"], rule);
     if (node["when"]) rule.when = expression(node["when"], "when");
     if (node["explain"]) {
-      if (auto text = scalar(node["explain"], "explain")) rule.explain = template_text(*text, node["explain"].Mark(), "explain");
+      if (auto text = scalar(node["explain"], "explain"))
+        rule.explain = template_text(*text, node["explain"].Mark(), "explain");
     }
     if (node["symptoms"]) rule.symptoms = template_list(node["symptoms"], "symptoms");
     if (node["confirm"]) rule.confirm = template_list(node["confirm"], "confirm");
     if (node["fix"]) rule.fix = template_list(node["fix"], "fix");
     if (node["verify"]) {
-      if (auto text = scalar(node["verify"], "verify")) rule.verify = template_text(*text, node["verify"].Mark(), "verify");
+      if (auto text = scalar(node["verify"], "verify"))
+        rule.verify = template_text(*text, node["verify"].Mark(), "verify");
     }
     if (node["narrative"]) {
       if (auto text = scalar(node["narrative"], "narrative")) {

@@ -48,7 +48,7 @@ class Writer {
 };
 
 uint8_t role_byte(Role role) {
-  return role == Role::kRootCause ? 0 : 1;
+  return static_cast<uint8_t>(role);
 }
 
 uint8_t scope_byte(Scope scope) {
@@ -235,11 +235,12 @@ class RuleDecoder {
   }
 
   Role role(uint8_t value) {
-    if (value > 1) {
+    if (value > 2) {
       in_.fail(in_.position() - 1,
-               "role " + std::to_string(value) + " is none of 0 (root_cause), 1 (symptom)");
+               "role " + std::to_string(value) + " is none of 0 (root_cause), 1 (symptom), 2 (recovery)");
+      return Role::kRootCause;
     }
-    return value == 1 ? Role::kSymptom : Role::kRootCause;
+    return static_cast<Role>(value);
   }
 
   Scope scope(uint8_t value) {

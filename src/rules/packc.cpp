@@ -55,11 +55,15 @@ std::string generated_source(const std::vector<CompiledPack>& packs, const std::
   const std::string end = "}  // namespace faultline::rules\n";
   std::string screen_function = "std::string_view shipped_screen() { return {}; }\n\n";
   if (!screen.empty()) {
-    out += "namespace {\n\n// The literal screen of the shipped rules (rules/screen_plan.hpp)\nconstexpr char kScreen[] = {" +
-           byte_array(screen) + "\n};\n\n}  // namespace\n\n";
+    out +=
+        "namespace {\n\n// The literal screen of the shipped rules (rules/screen_plan.hpp)\nconstexpr char "
+        "kScreen[] = {" +
+        byte_array(screen) + "\n};\n\n}  // namespace\n\n";
     screen_function = "std::string_view shipped_screen() { return {kScreen, sizeof(kScreen)}; }\n\n";
   }
-  if (packs.empty()) return out + "\nstd::span<const EmbeddedPack> embedded_packs() { return {}; }\n\n" + screen_function + end;
+  if (packs.empty())
+    return out + "\nstd::span<const EmbeddedPack> embedded_packs() { return {}; }\n\n" + screen_function +
+           end;
   out += "namespace {\n\n";
   for (size_t i = 0; i < packs.size(); ++i) {
     out += "// " + packs[i].name + "\n";
@@ -142,7 +146,8 @@ int main(int argc, char** argv) {
   // engine takes it for the very rules it was made from).
   std::vector<const faultline::rules::Rule*> order;
   for (const auto& rule : shipped) {
-    auto same_id = std::find_if(order.begin(), order.end(), [&](const auto* other) { return other->id == rule.id; });
+    auto same_id =
+        std::find_if(order.begin(), order.end(), [&](const auto* other) { return other->id == rule.id; });
     if (same_id != order.end()) {
       *same_id = &rule;
     } else {

@@ -19,7 +19,9 @@ class RE2;
 
 namespace faultline::rules {
 
-enum class Role { kRootCause, kSymptom };
+// kRecovery: a sign that the job went on after an error (a retry, a skip, a completed run); such
+// findings are never reported, they set aside the errors no rule knows that they follow.
+enum class Role { kRootCause, kSymptom, kRecovery };
 enum class Scope { kMessage, kEvent, kLine };
 
 const char* to_string(Role role);

@@ -8,13 +8,23 @@
 
 namespace faultline::rules {
 
-const char* to_string(Role role) { return role == Role::kRootCause ? "root_cause" : "symptom"; }
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::kRootCause: return "root_cause";
+    case Role::kSymptom: return "symptom";
+    case Role::kRecovery: return "recovery";
+  }
+  return "root_cause";
+}
 
 const char* to_string(Scope scope) {
   switch (scope) {
-    case Scope::kMessage: return "message";
-    case Scope::kEvent: return "event";
-    case Scope::kLine: return "line";
+    case Scope::kMessage:
+      return "message";
+    case Scope::kEvent:
+      return "event";
+    case Scope::kLine:
+      return "line";
   }
   return "message";
 }
@@ -28,7 +38,8 @@ RuleSet RuleSet::shipped() {
   for (const auto& pack : embedded_packs()) {
     auto rules = decode_rules(pack.encoded, PatternCompile::kOnFirstUse);
     if (!rules) {
-      set.errors_.push_back(std::string(pack.name) + " (compiled into faultline): " + rules.status().message());
+      set.errors_.push_back(std::string(pack.name) +
+                            " (compiled into faultline): " + rules.status().message());
       continue;
     }
     set.add_rules(std::move(*rules));
@@ -66,7 +77,8 @@ void RuleSet::add_rules(std::vector<Rule> rules) {
   for (auto& rule : rules) {
     storage_.push_back(std::move(rule));
     const Rule* added = &storage_.back();
-    auto same_id = std::find_if(order_.begin(), order_.end(), [&](const Rule* r) { return r->id == added->id; });
+    auto same_id =
+        std::find_if(order_.begin(), order_.end(), [&](const Rule* r) { return r->id == added->id; });
     if (same_id != order_.end()) {
       *same_id = added;
     } else {

@@ -45,7 +45,8 @@ std::optional<std::vector<std::string>> literal_cover(const std::string& pattern
   if (matches_without(all)) return std::nullopt;  // matches with no atom at all
   std::vector<size_t> order(atoms.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return atoms[a].size() > atoms[b].size(); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return atoms[a].size() > atoms[b].size(); });
   std::set<size_t> chosen;
   for (size_t atom : order) {
     chosen.insert(atom);
@@ -182,13 +183,15 @@ std::string prebuild_screen(const std::vector<const Rule*>& rules) {
   return out;
 }
 
-std::optional<PlannedScreen> load_prebuilt_screen(std::string_view bytes, const std::vector<const Rule*>& rules) {
+std::optional<PlannedScreen> load_prebuilt_screen(std::string_view bytes,
+                                                  const std::vector<const Rule*>& rules) {
   if (!bytes.starts_with(kMagic)) return std::nullopt;
   Reader in(bytes.substr(kMagic.size()));
   uint32_t format = 0;
   uint64_t made_from = 0;
   uint32_t count = 0;
-  if (!in.get(format) || format != kFormat || !in.get(made_from) || made_from != fingerprint(rules) || !in.get(count)) {
+  if (!in.get(format) || format != kFormat || !in.get(made_from) || made_from != fingerprint(rules) ||
+      !in.get(count)) {
     return std::nullopt;
   }
   PlannedScreen prebuilt;

@@ -25,8 +25,8 @@ namespace faultline::rules {
 struct ScreenPlan {
   enum class Role : uint8_t { kRule, kEventOpener, kPidRankSource, kEscape };
   std::vector<LiteralScreen::Literal> literals;
-  std::vector<Role> roles;                      // by literal
-  std::vector<std::vector<const Rule*>> rules;  // by literal: the line rules it may let match, sorted
+  std::vector<Role> roles;                            // by literal
+  std::vector<std::vector<const Rule*>> rules;        // by literal: the line rules it may let match, sorted
   std::vector<std::vector<const Rule*>> event_rules;  // by literal: the message and event rules, sorted
 };
 
@@ -43,6 +43,7 @@ struct PlannedScreen : ScreenPlan {
   std::unique_ptr<LiteralScreen> screen;  // null when a prebuilt database does not load here
 };
 // nullopt when `bytes` were made from other rules, or are not a prebuilt screen at all.
-std::optional<PlannedScreen> load_prebuilt_screen(std::string_view bytes, const std::vector<const Rule*>& rules);
+std::optional<PlannedScreen> load_prebuilt_screen(std::string_view bytes,
+                                                  const std::vector<const Rule*>& rules);
 
 }  // namespace faultline::rules

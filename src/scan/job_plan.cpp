@@ -49,7 +49,8 @@ std::string slurm_job_of(std::string_view file_name) {
 // The folder above the last attempt_N component ("run/attempt_0/3" -> "run"), or `folder`.
 fs::path fold_torchrun(const fs::path& folder) {
   std::vector<fs::path> parts(folder.begin(), folder.end());
-  auto last = std::find_if(parts.rbegin(), parts.rend(), [](const fs::path& part) { return is_attempt_folder(part.string()); });
+  auto last = std::find_if(parts.rbegin(), parts.rend(),
+                           [](const fs::path& part) { return is_attempt_folder(part.string()); });
   if (last == parts.rend()) return folder;
   fs::path kept;
   for (auto part = parts.begin(); part != last.base() - 1; ++part) kept /= *part;
@@ -89,14 +90,15 @@ Result<JobBy> parse_job_by(std::string_view text) {
 
 bool is_archive_name(std::string_view file_name) {
   std::string name = lowercase(file_name);
-  for (std::string_view suffix : {".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tbz2", ".tar.xz", ".txz", ".tar.zst",
-                                  ".tzst", ".tar.lz4", ".zip"}) {
+  for (std::string_view suffix : {".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tbz2", ".tar.xz", ".txz",
+                                  ".tar.zst", ".tzst", ".tar.lz4", ".zip"}) {
     if (ends_with(name, suffix)) return true;
   }
   return false;
 }
 
-ScanPlan plan_jobs(const std::vector<std::string>& roots, JobBy job_by, const std::vector<std::string>& include_globs,
+ScanPlan plan_jobs(const std::vector<std::string>& roots, JobBy job_by,
+                   const std::vector<std::string>& include_globs,
                    const std::vector<std::string>& exclude_globs) {
   ScanPlan plan;
   std::map<std::string, PlannedJob> jobs;  // by name
@@ -121,8 +123,12 @@ ScanPlan plan_jobs(const std::vector<std::string>& roots, JobBy job_by, const st
       fs::path folder = relative.parent_path();
       std::string key;
       switch (job_by) {
-        case JobBy::kFile: key = key_string(relative); break;
-        case JobBy::kDir: key = key_string(folder); break;
+        case JobBy::kFile:
+          key = key_string(relative);
+          break;
+        case JobBy::kDir:
+          key = key_string(folder);
+          break;
         case JobBy::kArchive:
           if (!is_archive_name(file_name)) {
             plan.skipped.push_back({{file, "not an archive (--job-by archive)"}, key_string(relative)});

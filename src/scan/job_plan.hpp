@@ -29,8 +29,8 @@ enum class JobBy { kRun, kDir, kFile, kArchive };
 Result<JobBy> parse_job_by(std::string_view text);
 
 struct PlannedJob {
-  std::string name;   // as reports show it: "logs/run-42", "logs/run-43.tar.gz", "logs/slurm-1234"
-  std::string key;    // the job relative to the scan root that holds it; shards hash this
+  std::string name;  // as reports show it: "logs/run-42", "logs/run-43.tar.gz", "logs/slurm-1234"
+  std::string key;   // the job relative to the scan root that holds it; shards hash this
   std::vector<std::string> files;  // sorted
   uint64_t disk_bytes = 0;         // on-disk size of the files, for progress only
 };
@@ -48,7 +48,8 @@ struct ScanPlan {
 
 // Directories are walked as `faultline diagnose` walks them (ingest::expand_inputs), with
 // the same --include/--exclude globs.
-ScanPlan plan_jobs(const std::vector<std::string>& roots, JobBy job_by, const std::vector<std::string>& include_globs,
+ScanPlan plan_jobs(const std::vector<std::string>& roots, JobBy job_by,
+                   const std::vector<std::string>& include_globs,
                    const std::vector<std::string>& exclude_globs);
 
 // By name: .tar, .tar.gz/.tgz, .tar.bz2/.tbz2, .tar.xz/.txz, .tar.zst/.tzst, .tar.lz4, .zip.

@@ -16,8 +16,10 @@ void write_strings(JsonWriter& json, const std::vector<std::string>& items) {
 }
 
 void write_optional_string(JsonWriter& json, const std::string& text) {
-  if (text.empty()) json.null();
-  else json.string(text);
+  if (text.empty())
+    json.null();
+  else
+    json.string(text);
 }
 
 std::string string_at(element object, std::string_view key) {
@@ -52,7 +54,10 @@ Result<JobRecord> read_job(element object) {
   record.cause = string_at(object, "cause");
   record.rule = string_at(object, "rule");
   record.fingerprint = string_at(object, "fingerprint");
-  if (int64_t rank; object["initiating_rank"].get_int64().get(rank) == simdjson::SUCCESS) record.initiating_rank = rank;
+  record.failure_template = string_at(object, "template");
+  record.example_line = string_at(object, "example_line");
+  if (int64_t rank; object["initiating_rank"].get_int64().get(rank) == simdjson::SUCCESS)
+    record.initiating_rank = rank;
   if (double confidence; object["confidence"].get_double().get(confidence) == simdjson::SUCCESS) {
     record.confidence = confidence;
   }
@@ -77,7 +82,8 @@ Result<JobRecord> read_job(element object) {
     record.lines += count_at(input, "lines");
     if (!string_at(input, "error").empty() || count_at(input, "bad_lines") > 0) ++record.read_errors;
   }
-  for (element item : skipped) record.skipped.push_back({string_at(item, "source"), string_at(item, "reason")});
+  for (element item : skipped)
+    record.skipped.push_back({string_at(item, "source"), string_at(item, "reason")});
   return record;
 }
 
@@ -95,13 +101,19 @@ std::string job_line(const JobRecord& record, std::string_view report_json) {
   json.key("rule");
   write_optional_string(json, record.rule);
   json.key("initiating_rank");
-  if (record.initiating_rank) json.number(*record.initiating_rank);
-  else json.null();
+  if (record.initiating_rank)
+    json.number(*record.initiating_rank);
+  else
+    json.null();
   json.key("confidence");
-  if (record.cause.empty()) json.null();
-  else json.number(record.confidence);
+  if (record.cause.empty())
+    json.null();
+  else
+    json.number(record.confidence);
   json.key("fingerprint");
   write_optional_string(json, record.fingerprint);
+  if (!record.failure_template.empty()) json.key("template").string(record.failure_template);
+  if (!record.example_line.empty()) json.key("example_line").string(record.example_line);
   json.key("fingerprints");
   write_strings(json, record.fingerprints);
   json.key("hosts");
@@ -117,7 +129,8 @@ std::string job_line(const JobRecord& record, std::string_view report_json) {
   if (!record.error.empty()) json.key("error").string(record.error);
   // JsonWriter has no raw values: the report, already JSON, is spliced in as the last key.
   std::string line = json.take();
-  while (!report_json.empty() && (report_json.back() == '\n' || report_json.back() == ' ')) report_json.remove_suffix(1);
+  while (!report_json.empty() && (report_json.back() == '\n' || report_json.back() == ' '))
+    report_json.remove_suffix(1);
   line += ",\"report\":";
   line += report_json;
   line += "}\n";
@@ -139,7 +152,8 @@ Result<ScanLine> parse_line(std::string_view line) {
   simdjson::dom::parser parser;
   simdjson::padded_string padded(line);
   element object;
-  if (auto error = parser.parse(padded).get(object)) return Status::error(std::string("not JSON: ") + simdjson::error_message(error));
+  if (auto error = parser.parse(padded).get(object))
+    return Status::error(std::string("not JSON: ") + simdjson::error_message(error));
   if (!object.is_object()) return Status::error("not a JSON object");
   std::string type = string_at(object, "type");
   ScanLine out;
@@ -154,7 +168,8 @@ Result<ScanLine> parse_line(std::string_view line) {
     if (out.skip.skipped.source.empty()) return Status::error("skipped line without a \"source\"");
     return out;
   }
-  if (type != "job") return Status::error("not a faultline scan line (\"type\" is not job, skipped or summary)");
+  if (type != "job")
+    return Status::error("not a faultline scan line (\"type\" is not job, skipped or summary)");
   auto job = read_job(object);
   if (!job) return job.status();
   out.type = LineType::kJob;

@@ -4,11 +4,15 @@
 
 namespace faultline::scan {
 
-bool Shard::holds(std::string_view key) const { return count <= 1 || fnv1a(key) % count == index; }
+bool Shard::holds(std::string_view key) const {
+  return count <= 1 || fnv1a(key) % count == index;
+}
 
 Result<Shard> parse_shard(std::string_view text) {
   auto bad = [&] {
-    return Status::error("--shard '" + std::string(text) + "' must be I/N with 0 <= I < N (0-based, as Slurm array and Kubernetes indexes are)");
+    return Status::error(
+        "--shard '" + std::string(text) +
+        "' must be I/N with 0 <= I < N (0-based, as Slurm array and Kubernetes indexes are)");
   };
   auto slash = text.find('/');
   if (slash == std::string_view::npos) return bad();

@@ -54,12 +54,24 @@ bool Summary::add(const JobRecord& job) {
   if (print.example.empty() || job.job < print.example) {
     print.example = job.job;
     print.cause = job.cause;
+    print.template_text = job.failure_template;
+    print.line = job.example_line;
   }
   for (const auto& host : job.failing_hosts) ++failing_hosts_[host];
   return true;
 }
 
-void Summary::add(const PlannedSkip& skip) { skipped_.insert({skip.skipped.source, skip.skipped.reason}); }
+std::map<std::string, uint64_t> Summary::unrecognised_counts() const {
+  std::map<std::string, uint64_t> counts;
+  for (const auto& [fingerprint, print] : fingerprints_) {
+    if (print.cause == "unrecognised") counts[fingerprint] = print.jobs;
+  }
+  return counts;
+}
+
+void Summary::add(const PlannedSkip& skip) {
+  skipped_.insert({skip.skipped.source, skip.skipped.reason});
+}
 
 std::string Summary::to_json() const {
   JsonWriter json(false);
@@ -81,7 +93,12 @@ std::string Summary::to_json() const {
   json.end_object();
   json.key("causes").begin_array();
   for (const auto& [cause, count] : by_count(causes_)) {
-    json.begin_object().key("cause").string(cause).key("jobs").number(static_cast<int64_t>(count)).end_object();
+    json.begin_object()
+        .key("cause")
+        .string(cause)
+        .key("jobs")
+        .number(static_cast<int64_t>(count))
+        .end_object();
   }
   json.end_array();
   json.key("fingerprints").begin_array();
@@ -97,6 +114,18 @@ std::string Summary::to_json() const {
     json.end_object();
   }
   json.end_array();
+  json.key("unrecognised").begin_array();
+  for (const auto& [fingerprint, count] : by_count(unrecognised_counts())) {
+    const Print& print = fingerprints_.at(fingerprint);
+    json.begin_object();
+    json.key("template").string(print.template_text);
+    json.key("fingerprint").string(fingerprint);
+    json.key("jobs").number(static_cast<int64_t>(count));
+    json.key("example").string(print.example);
+    json.key("line").string(print.line);
+    json.end_object();
+  }
+  json.end_array();
   json.key("failing_hosts").begin_array();
   for (const auto& [host, count] : by_count(failing_hosts_)) {
     json.begin_object().key("host").string(host).key("jobs").number(static_cast<int64_t>(count)).end_object();
@@ -106,7 +135,8 @@ std::string Summary::to_json() const {
   for (const auto& job : no_diagnosis_) json.string(job);
   json.end_array();
   json.key("failed").begin_array();
-  for (const auto& [job, error] : failed_) json.begin_object().key("job").string(job).key("error").string(error).end_object();
+  for (const auto& [job, error] : failed_)
+    json.begin_object().key("job").string(job).key("error").string(error).end_object();
   json.end_array();
   json.key("skipped").begin_array();
   for (const auto& [source, reason] : skipped_) {
@@ -118,15 +148,16 @@ std::string Summary::to_json() const {
 }
 
 std::string Summary::to_text(size_t limit) const {
-  std::string out = "scan: " + std::to_string(jobs_) + " jobs: " + std::to_string(diagnosed_) + " diagnosed, " +
-                    std::to_string(no_diagnosis_.size()) + " with no diagnosis, " + std::to_string(failed_.size()) +
-                    " failed\n";
+  std::string out = "scan: " + std::to_string(jobs_) + " jobs: " + std::to_string(diagnosed_) +
+                    " diagnosed, " + std::to_string(no_diagnosis_.size()) + " with no diagnosis, " +
+                    std::to_string(failed_.size()) + " failed\n";
   out += "inputs: " + std::to_string(files_) + " files (" + std::to_string(members_) + " archive members), " +
          std::to_string(inputs_) + " sources analysed, " + std::to_string(skipped_.size()) + " skipped, " +
-         std::to_string(read_errors_) + " with read errors; " + megabytes(bytes_) + ", " + std::to_string(lines_) +
-         " lines\n";
+         std::to_string(read_errors_) + " with read errors; " + megabytes(bytes_) + ", " +
+         std::to_string(lines_) + " lines\n";
   auto more = [&](size_t total) {
-    return total > limit ? "  ... " + std::to_string(total - limit) + " more in the summary record\n" : std::string();
+    return total > limit ? "  ... " + std::to_string(total - limit) + " more in the summary record\n"
+                         : std::string();
   };
   if (!causes_.empty()) {
     out += "causes:\n";
@@ -145,9 +176,21 @@ std::string Summary::to_text(size_t limit) const {
     for (const auto& [fingerprint, count] : by_count(print_counts)) {
       if (shown++ == limit) break;
       const Print& print = fingerprints_.at(fingerprint);
-      out += pad_left(std::to_string(count), 8) + "  " + fingerprint + "  " + print.cause + "  e.g. " + print.example + "\n";
+      out += pad_left(std::to_string(count), 8) + "  " + fingerprint + "  " + print.cause + "  e.g. " +
+             print.example + "\n";
     }
     out += more(fingerprints_.size());
+  }
+  if (auto counts = unrecognised_counts(); !counts.empty()) {
+    out += "errors no rule knows, by template (faultline rules suggest turns one into a rule):\n";
+    size_t shown = 0;
+    for (const auto& [fingerprint, count] : by_count(counts)) {
+      if (shown++ == limit) break;
+      const Print& print = fingerprints_.at(fingerprint);
+      out += pad_left(std::to_string(count), 8) + "  " + print.template_text + "\n          e.g. " + print.example +
+             ": " + print.line + "\n";
+    }
+    out += more(counts.size());
   }
   if (!failing_hosts_.empty()) {
     out += "failing hosts:\n";

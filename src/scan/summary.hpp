@@ -35,8 +35,13 @@ class Summary {
   struct Print {
     std::string cause;
     uint64_t jobs = 0;
-    std::string example;  // the smallest job name
+    std::string example;       // the smallest job name
+    std::string template_text;  // cause `unrecognised`: the error's template
+    std::string line;          // the example job's evidence line
   };
+
+  // The fingerprints of cause `unrecognised` (one per template), with their job counts.
+  std::map<std::string, uint64_t> unrecognised_counts() const;
 
   std::set<std::string> names_;
   uint64_t jobs_ = 0, diagnosed_ = 0;
@@ -45,7 +50,7 @@ class Summary {
   std::map<std::string, Print> fingerprints_;
   std::map<std::string, uint64_t> failing_hosts_;
   std::set<std::string> no_diagnosis_;
-  std::map<std::string, std::string> failed_;  // job -> why
+  std::map<std::string, std::string> failed_;              // job -> why
   std::set<std::pair<std::string, std::string>> skipped_;  // (source, reason)
 };
 

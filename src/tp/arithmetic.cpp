@@ -23,11 +23,17 @@ std::vector<int64_t> divisors_le(int64_t n, int64_t limit) {
   return all;
 }
 
-int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
+int64_t gcd(int64_t a, int64_t b) {
+  return std::gcd(a, b);
+}
 
-int64_t lcm(int64_t a, int64_t b) { return (a == 0 || b == 0) ? 0 : std::lcm(a, b); }
+int64_t lcm(int64_t a, int64_t b) {
+  return (a == 0 || b == 0) ? 0 : std::lcm(a, b);
+}
 
-std::vector<int64_t> common_divisors(int64_t a, int64_t b) { return divisors(gcd(a, b)); }
+std::vector<int64_t> common_divisors(int64_t a, int64_t b) {
+  return divisors(gcd(a, b));
+}
 
 int64_t largest_divisor_le(int64_t n, int64_t limit) {
   auto candidates = divisors_le(n, limit);

@@ -1,11 +1,9 @@
 // The command line as a user meets it: bad inputs, stdin, formats, user rule packs, exit codes.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <unistd.h>
-
 
 #include "report_reader.hpp"
 #include "run_binary.hpp"
@@ -22,8 +20,8 @@ constexpr const char* kHeadsLog =
     "[rank3]:   File \"/app/serve.py\", line 12, in <module>\n"
     "[rank1]: iteration 5 | loss 2.1\n"
     "[rank3]:     engine = LLMEngine.from_engine_args(args)\n"
-    "[rank3]: ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).\n";
-
+    "[rank3]: ValueError: Total number of attention heads (40) must be divisible by tensor parallel size "
+    "(6).\n";
 
 }  // namespace
 
@@ -53,7 +51,8 @@ TEST_CASE("diagnose reads stdin") {
 TEST_CASE("a missing file is reported by name, the run goes on, and the exit code says so") {
   Scratch scratch;
   std::string missing = scratch.path("no-such.log");
-  RunResult run = run_faultline({"diagnose", "--format", "json", missing, scratch.write("job.log", kHeadsLog)});
+  RunResult run =
+      run_faultline({"diagnose", "--format", "json", missing, scratch.write("job.log", kHeadsLog)});
   CHECK(run.exit_code == 2);
   CHECK(run.err == "faultline: " + missing + ": skipped: No such file or directory\n");
   CHECK(outcome_from_report(run.out).cause == "tp.heads_not_divisible");
@@ -62,11 +61,14 @@ TEST_CASE("a missing file is reported by name, the run goes on, and the exit cod
 
 TEST_CASE("a binary file and an empty file are skipped with their reasons") {
   Scratch scratch;
-  std::string binary = scratch.write("core.bin", std::string("\x7f" "ELF\0\0\x01", 7));
+  std::string binary = scratch.write("core.bin", std::string("\x7f"
+                                                             "ELF\0\0\x01",
+                                                             7));
   std::string empty = scratch.write("empty.log", "");
   RunResult run = run_faultline({"diagnose", binary, empty, scratch.write("job.log", kHeadsLog)});
   CHECK(run.exit_code == 2);
-  CHECK(run.err.find(binary + ": skipped: binary file (NUL byte at offset 4), not a log\n") != std::string::npos);
+  CHECK(run.err.find(binary + ": skipped: binary file (NUL byte at offset 4), not a log\n") !=
+        std::string::npos);
   CHECK(run.err.find(empty + ": skipped: empty file, nothing to analyse\n") != std::string::npos);
   CHECK(run.out.find("tp.heads_not_divisible") != std::string::npos);
 }
@@ -80,7 +82,8 @@ TEST_CASE("a malformed rule file is reported at file:line:col and the shipped ru
                                     "    title: t\n"
                                     "    severty: error\n"
                                     "    match: 'x(('\n");
-  RunResult run = run_faultline({"diagnose", "--rules", scratch.path("rules"), scratch.write("job.log", kHeadsLog)});
+  RunResult run =
+      run_faultline({"diagnose", "--rules", scratch.path("rules"), scratch.write("job.log", kHeadsLog)});
   CHECK(run.exit_code == 2);
   CHECK(run.err.find(rules + ":5:5: unknown key 'severty'\n") != std::string::npos);
   CHECK(run.err.find(rules + ":6:12: bad regex in 'match': missing ): x((") != std::string::npos);
@@ -110,18 +113,22 @@ TEST_CASE("a user rule with a shipped id replaces the shipped rule") {
                 "  - id: tp.heads_not_divisible.vllm\n"
                 "    cause: tp.heads_not_divisible\n"
                 "    title: Site-specific heads rule\n"
-                "    match: 'attention heads \\((?P<heads>\\d+)\\) must be divisible by tensor parallel size \\((?P<tp>\\d+)\\)'\n"
+                "    match: 'attention heads \\((?P<heads>\\d+)\\) must be divisible by tensor parallel size "
+                "\\((?P<tp>\\d+)\\)'\n"
                 "    fix: ['Ask the platform team; valid sizes are {divisors(heads)}.']\n");
-  RunResult run = run_faultline({"diagnose", "--rules", scratch.path("rules"), scratch.write("job.log", kHeadsLog)});
+  RunResult run =
+      run_faultline({"diagnose", "--rules", scratch.path("rules"), scratch.write("job.log", kHeadsLog)});
   CHECK(run.exit_code == 1);
   CHECK(run.out.find("Site-specific heads rule") != std::string::npos);
-  CHECK(run.out.find("Ask the platform team; valid sizes are 1, 2, 4, 5, 8, 10, 20, 40.") != std::string::npos);
+  CHECK(run.out.find("Ask the platform team; valid sizes are 1, 2, 4, 5, 8, 10, 20, 40.") !=
+        std::string::npos);
 }
 
 TEST_CASE("a healthy log exits 0 with no diagnosis") {
   Scratch scratch;
-  RunResult run = run_faultline({"diagnose", "--format", "json",
-                                 scratch.write("ok.log", "[rank0]: iteration 1 | loss 2.0\n[rank1]: iteration 1 | loss 2.0\n")});
+  RunResult run = run_faultline(
+      {"diagnose", "--format", "json",
+       scratch.write("ok.log", "[rank0]: iteration 1 | loss 2.0\n[rank1]: iteration 1 | loss 2.0\n")});
   CHECK(run.exit_code == 0);
   Outcome outcome = outcome_from_report(run.out);
   CHECK(outcome.cause == "negative");
@@ -158,8 +165,9 @@ TEST_CASE("rules patterns prints one pattern per line, and rules list every rule
 
 TEST_CASE("preflight rejects a TP size the model cannot take and names the cause") {
   Scratch scratch;
-  std::string config = scratch.write("config.json",
-                                     R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+  std::string config =
+      scratch.write("config.json",
+                    R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
                                          "num_attention_heads": 32, "num_key_value_heads": 8,
                                          "num_hidden_layers": 30, "vocab_size": 128256})");
   RunResult bad = run_faultline({"preflight", "--config", config, "--tp", "6", "--color", "never"});
@@ -168,14 +176,18 @@ TEST_CASE("preflight rejects a TP size the model cannot take and names the cause
   CHECK(bad.out.find("[tp.heads_not_divisible]") != std::string::npos);
   CHECK(bad.out.find("TP sizes this model accepts: 1, 2, 4, 8") != std::string::npos);
   // On 6 GPUs: the one model over all of them (30 layers take PP 3), then replicas of smaller ones.
-  RunResult six = run_faultline({"preflight", "--config", config, "--tp", "6", "--gpus", "6", "--color", "never"});
-  CHECK(six.out.find("layouts of 6 GPUs that fit: TP=1\xc3\x97PP=6, TP=2\xc3\x97PP=3, TP=1\xc3\x97PP=3 (2 replicas), "
-                     "TP=1\xc3\x97PP=2 (3 replicas), TP=2\xc3\x97PP=1 (3 replicas), TP=1\xc3\x97PP=1 (6 replicas)") !=
+  RunResult six =
+      run_faultline({"preflight", "--config", config, "--tp", "6", "--gpus", "6", "--color", "never"});
+  CHECK(six.out.find(
+            "layouts of 6 GPUs that fit: TP=1\xc3\x97PP=6, TP=2\xc3\x97PP=3, TP=1\xc3\x97PP=3 (2 replicas), "
+            "TP=1\xc3\x97PP=2 (3 replicas), TP=2\xc3\x97PP=1 (3 replicas), TP=1\xc3\x97PP=1 (6 replicas)") !=
         std::string::npos);
-  RunResult layers = run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "4", "--gpus", "16"});
+  RunResult layers =
+      run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "4", "--gpus", "16"});
   CHECK(layers.exit_code == 1);
   CHECK(layers.out.find("[pp.layers_not_divisible]") != std::string::npos);
-  CHECK(run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "2", "--gpus", "8"}).exit_code == 0);
+  CHECK(run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "2", "--gpus", "8"}).exit_code ==
+        0);
 }
 
 TEST_CASE("preflight reads the language model of a multimodal config and flags mixed GPUs") {
@@ -187,7 +199,8 @@ TEST_CASE("preflight reads the language model of a multimodal config and flags m
   std::string gpus = scratch.write("gpus.csv",
                                    "index, name, memory.total [MiB]\n0, NVIDIA H100 80GB HBM3, 81559 MiB\n"
                                    "1, NVIDIA A100-SXM4-40GB, 40960 MiB\n");
-  RunResult run = run_faultline({"preflight", "--config", config, "--tp", "2", "--gpus", gpus, "--format", "json"});
+  RunResult run =
+      run_faultline({"preflight", "--config", config, "--tp", "2", "--gpus", gpus, "--format", "json"});
   CHECK(run.exit_code == 1);
   CHECK(run.out.find("\"heads\": 40") != std::string::npos);
   CHECK(run.out.find("\"cause\": \"tp.heterogeneous_gpus\"") != std::string::npos);
@@ -227,10 +240,12 @@ TEST_CASE("docs/rules holds the current entries of every shipped rule") {
   };
   for (const auto& entry : fs::directory_iterator(scratch.path("docs"))) {
     fs::path mine = committed / entry.path().filename();
-    if (!fs::exists(mine) || read(mine) != read(entry.path())) stale.push_back(entry.path().filename().string());
+    if (!fs::exists(mine) || read(mine) != read(entry.path()))
+      stale.push_back(entry.path().filename().string());
   }
   for (const auto& entry : fs::directory_iterator(committed)) {
-    if (!fs::exists(fs::path(scratch.path("docs")) / entry.path().filename())) stale.push_back(entry.path().filename().string());
+    if (!fs::exists(fs::path(scratch.path("docs")) / entry.path().filename()))
+      stale.push_back(entry.path().filename().string());
   }
   INFO("regenerate with: build/faultline rules docs docs/rules");
   CHECK(stale == std::vector<std::string>{});
@@ -238,7 +253,9 @@ TEST_CASE("docs/rules holds the current entries of every shipped rule") {
 
 namespace {
 
-std::string key_case_log() { return corpus_log("001-torchrun-rank-vllm-heads-32-tp6-rank3"); }
+std::string key_case_log() {
+  return corpus_log("001-torchrun-rank-vllm-heads-32-tp6-rank3");
+}
 
 }  // namespace
 
@@ -280,7 +297,8 @@ TEST_CASE("the html report renders in headless Chromium with the initiating rank
   std::string flags = std::string(chromium) +
                       " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
                       " --disable-background-networking --disable-component-update --disable-sync"
-                      " --user-data-dir=" + scratch.path("profile") + " ";
+                      " --user-data-dir=" +
+                      scratch.path("profile") + " ";
   auto [dom_status, dom] = shell(flags + "--dump-dom file://" + page + " 2>/dev/null");
   CHECK(dom_status == 0);
   CHECK(dom.find("<span id=\"cause\">tp.heads_not_divisible</span>") != std::string::npos);
@@ -302,9 +320,11 @@ TEST_CASE("json and jsonl reports follow docs/report.schema.json") {
   std::vector<std::string> files = {
       scratch.write("failure.json", run_faultline({"diagnose", "--format", "json", key_case_log()}).out),
       scratch.write("healthy.json", run_faultline({"diagnose", "--format", "json",
-                                                   scratch.write("ok.log", "[rank0]: step 1 | loss 2.0\n")}).out),
-      scratch.write("skipped.jsonl", run_faultline({"diagnose", "--format", "jsonl", key_case_log(),
-                                                    scratch.path("missing.log")}).out)};
+                                                   scratch.write("ok.log", "[rank0]: step 1 | loss 2.0\n")})
+                                        .out),
+      scratch.write(
+          "skipped.jsonl",
+          run_faultline({"diagnose", "--format", "jsonl", key_case_log(), scratch.path("missing.log")}).out)};
   for (const auto& file : files) CHECK(fs::file_size(file) > 0);
   if (!fs::exists(validator / "node_modules")) {
     MESSAGE("schema check skipped: run `npm install` in tests/schema (tools/test.sh does)");
@@ -320,9 +340,11 @@ TEST_CASE("json and jsonl reports follow docs/report.schema.json") {
 TEST_CASE("rules test --corpus scores the rules and reports a match on the wrong line") {
   Scratch scratch;
   scratch.write("corpus/a-right/log.txt", kHeadsLog);
-  scratch.write("corpus/a-right/expected.yaml", "cause: tp.heads_not_divisible\ninitiating_rank: 3\nevidence: [\"log.txt:6\"]\n");
+  scratch.write("corpus/a-right/expected.yaml",
+                "cause: tp.heads_not_divisible\ninitiating_rank: 3\nevidence: [\"log.txt:6\"]\n");
   scratch.write("corpus/b-wrong-line/log.txt", kHeadsLog);
-  scratch.write("corpus/b-wrong-line/expected.yaml", "cause: tp.heads_not_divisible\nevidence: [\"log.txt:2\"]\n");
+  scratch.write("corpus/b-wrong-line/expected.yaml",
+                "cause: tp.heads_not_divisible\nevidence: [\"log.txt:2\"]\n");
   scratch.write("corpus/c-healthy/log.txt", "[rank0]: step 1 | loss 2.0\n");
   scratch.write("corpus/c-healthy/expected.yaml", "cause: negative\n");
   RunResult run = run_faultline({"rules", "test", "--corpus", scratch.path("corpus")});
@@ -331,12 +353,12 @@ TEST_CASE("rules test --corpus scores the rules and reports a match on the wrong
   CHECK(run.out.find("initiating rank right: 1/1") != std::string::npos);
   CHECK(run.out.find("b-wrong-line") != std::string::npos);
   CHECK(run.out.find("(evidence on another line)") != std::string::npos);
-  CHECK(run.out.find("a-right") == std::string::npos);  // only misses are listed by name
+  CHECK(run.out.find("a-right") == std::string::npos);                 // only misses are listed by name
   size_t row = run.out.rfind("\n  tp.heads_not_divisible.vllm ") + 1;  // the corpus table, after the examples
   REQUIRE(row != 0);
   std::string line = run.out.substr(row, run.out.find('\n', row) - row);
   CHECK(line.find(" 2      100%") != std::string::npos);  // fired on both, always right
-  CHECK(line.substr(line.size() - 1) == "1");            // one wrong-line match
+  CHECK(line.substr(line.size() - 1) == "1");             // one wrong-line match
 }
 
 TEST_CASE("a bad line in a docker json-file log is named by file and line, and the rest is read") {
@@ -345,7 +367,8 @@ TEST_CASE("a bad line in a docker json-file log is named by file and line, and t
       "container.json",
       "{\"log\":\"[rank0]: step 1\\n\",\"stream\":\"stderr\",\"time\":\"2026-11-29T10:00:00Z\"}\n"
       "{broken\n"
-      "{\"log\":\"[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel "
+      "{\"log\":\"[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor "
+      "parallel "
       "size (6).\\n\",\"stream\":\"stderr\",\"time\":\"2026-11-29T10:00:01Z\"}\n");
   RunResult run = run_faultline({"diagnose", "--format", "json", log});
   CHECK(run.exit_code == 2);
@@ -360,11 +383,15 @@ TEST_CASE("a bad line in a docker json-file log is named by file and line, and t
 TEST_CASE("--include and --exclude choose the files of a directory") {
   Scratch scratch;
   scratch.write("job/rank3.log", kHeadsLog);
-  scratch.write("job/notes.txt", "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (8).\n");
-  RunResult included = run_faultline({"diagnose", "--format", "json", "--include", "*.log", scratch.path("job")});
+  scratch.write(
+      "job/notes.txt",
+      "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (8).\n");
+  RunResult included =
+      run_faultline({"diagnose", "--format", "json", "--include", "*.log", scratch.path("job")});
   CHECK(included.out.find("notes.txt") == std::string::npos);
   CHECK(outcome_from_report(included.out).cause == "tp.heads_not_divisible");
-  RunResult excluded = run_faultline({"diagnose", "--format", "json", "--exclude", "*.log", scratch.path("job")});
+  RunResult excluded =
+      run_faultline({"diagnose", "--format", "json", "--exclude", "*.log", scratch.path("job")});
   CHECK(excluded.out.find("rank3.log") == std::string::npos);
 }
 
@@ -373,7 +400,8 @@ TEST_CASE("a log cut inside a traceback is reported as truncated") {
   std::string log = scratch.write("cut.log",
                                   "[rank0]: Traceback (most recent call last):\n"
                                   "[rank0]:   File \"/app/train.py\", line 3, in <module>\n"
-                                  "[rank1]: ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).\n"
+                                  "[rank1]: ValueError: Total number of attention heads (40) must be "
+                                  "divisible by tensor parallel size (6).\n"
                                   "[rank0]:     main()\n");
   RunResult run = run_faultline({"diagnose", "--color", "never", log});
   CHECK(run.exit_code == 1);
@@ -385,15 +413,19 @@ TEST_CASE("a log cut inside a traceback is reported as truncated") {
 TEST_CASE("--baseline sets aside what a healthy run of the job shows too") {
   Scratch scratch;
   const std::string warning =
-      "WARNING 03-20 23:36:27 [cuda.py:394] Detected different devices in the system: NVIDIA GeForce RTX 4090, "
-      "NVIDIA GeForce RTX 3090. Please make sure to set `CUDA_DEVICE_ORDER=PCI_BUS_ID` to avoid unexpected behavior.\n";
+      "WARNING 03-20 23:36:27 [cuda.py:394] Detected different devices in the system: NVIDIA GeForce RTX "
+      "4090, "
+      "NVIDIA GeForce RTX 3090. Please make sure to set `CUDA_DEVICE_ORDER=PCI_BUS_ID` to avoid unexpected "
+      "behavior.\n";
   std::string good = scratch.write("good.log", warning + "INFO 03-20 23:40:00 [engine.py:1] shutting down\n");
   std::string bad = scratch.write(
-      "bad.log", warning +
-                     "[rank1]:[E320 23:47:40.512345678 ProcessGroupNCCL.cpp:629] [Rank 1] Watchdog caught collective "
-                     "operation timeout: WorkNCCL(SeqNum=35, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, "
-                     "Timeout(ms)=600000) ran for 600087 milliseconds before timing out.\n");
-  CHECK(outcome_from_report(run_faultline({"diagnose", "--format", "json", bad}).out).cause == "tp.heterogeneous_gpus");
+      "bad.log",
+      warning +
+          "[rank1]:[E320 23:47:40.512345678 ProcessGroupNCCL.cpp:629] [Rank 1] Watchdog caught collective "
+          "operation timeout: WorkNCCL(SeqNum=35, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, "
+          "Timeout(ms)=600000) ran for 600087 milliseconds before timing out.\n");
+  CHECK(outcome_from_report(run_faultline({"diagnose", "--format", "json", bad}).out).cause ==
+        "tp.heterogeneous_gpus");
   RunResult run = run_faultline({"diagnose", "--format", "json", "--baseline", good, bad});
   CHECK(run.exit_code == 1);
   CHECK(outcome_from_report(run.out).cause == "nccl.watchdog_timeout");
@@ -430,8 +462,9 @@ TEST_CASE("the same crash gives the same diagnosis through every compression and
       {"run.tar.bz2", "bzip2", "tar -cjf " + out + "run.tar.bz2 -C " + logdir + " ."},
       {"run.tar.zst", "zstd", "tar --zstd -cf " + out + "run.tar.zst -C " + logdir + " ."},
       {"run.zip", "zip", "cd " + logdir + " && zip -qr " + out + "run.zip ."},
-      {"nested.tar", "gzip", "tar -czf " + out + "inner.tar.gz -C " + logdir + " . && tar -cf " + out +
-                                 "nested.tar -C " + out + " inner.tar.gz"},
+      {"nested.tar", "gzip",
+       "tar -czf " + out + "inner.tar.gz -C " + logdir + " . && tar -cf " + out + "nested.tar -C " + out +
+           " inner.tar.gz"},
   };
   size_t checked = 0;
   for (const auto& way : ways) {
@@ -458,8 +491,9 @@ TEST_CASE("the same crash gives the same diagnosis through every compression and
 TEST_CASE("repro reproduces a TP failure, shows faultline's diagnosis of it, and checks the fix") {
   RunResult failing = run_faultline({"repro", "--heads", "32", "--tp", "6"});
   CHECK(failing.exit_code == 1);
-  CHECK(failing.out.find("[HOST_CHECK] refused: ValueError: Total number of attention heads (32) must be divisible "
-                         "by tensor parallel size (6).") != std::string::npos);
+  CHECK(failing.out.find(
+            "[HOST_CHECK] refused: ValueError: Total number of attention heads (32) must be divisible "
+            "by tensor parallel size (6).") != std::string::npos);
   CHECK(failing.out.find("faultline diagnoses it as tp.heads_not_divisible") != std::string::npos);
   CHECK(failing.out.find("the fix, TP 4: [CPU_EMULATION] ran; sharded matches the unsharded double-precision "
                          "reference") != std::string::npos);
@@ -473,20 +507,24 @@ TEST_CASE("repro reproduces a TP failure, shows faultline's diagnosis of it, and
 }
 
 TEST_CASE("repro scales the model down by default and runs the real sizes with --full-size") {
-  RunResult scaled = run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--ffn", "11008", "--tp", "4"});
+  RunResult scaled =
+      run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--ffn", "11008", "--tp", "4"});
   CHECK(scaled.exit_code == 0);
-  CHECK(scaled.out.find("sizes: scaled down 16× (the same heads, KV heads and divisibility by TP): head_dim 8, "
-                        "hidden 256, FFN 688, vocabulary 2000 padded to 2016 (a multiple of 8×TP)") != std::string::npos);
-  RunResult full = run_faultline({"repro", "--heads", "4", "--kv-heads", "2", "--ffn", "1024", "--vocab", "1000",
-                                  "--tp", "2", "--full-size"});
+  CHECK(scaled.out.find(
+            "sizes: scaled down 16× (the same heads, KV heads and divisibility by TP): head_dim 8, "
+            "hidden 256, FFN 688, vocabulary 2000 padded to 2016 (a multiple of 8×TP)") != std::string::npos);
+  RunResult full = run_faultline({"repro", "--heads", "4", "--kv-heads", "2", "--ffn", "1024", "--vocab",
+                                  "1000", "--tp", "2", "--full-size"});
   CHECK(full.exit_code == 0);
-  CHECK(full.out.find("sizes: the real ones, head_dim 128, hidden 512, FFN 1024, vocabulary 1000 padded to 1024 "
-                      "(a multiple of 128×TP)") != std::string::npos);
+  CHECK(full.out.find(
+            "sizes: the real ones, head_dim 128, hidden 512, FFN 1024, vocabulary 1000 padded to 1024 "
+            "(a multiple of 128×TP)") != std::string::npos);
   CHECK(full.out.find("[CPU_EMULATION] ran; sharded matches") != std::string::npos);
 }
 
 TEST_CASE("repro --backend cuda without the backend or without a GPU says so and exits 2") {
-  RunResult result = run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--tp", "2", "--backend", "cuda"});
+  RunResult result =
+      run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--tp", "2", "--backend", "cuda"});
   if (result.exit_code == 0) return;  // a machine with a GPU: tests/gpu covers it
   CHECK(result.exit_code == 2);
   bool said_why = result.err.find("the 'cuda' backend is not built into this binary") != std::string::npos ||

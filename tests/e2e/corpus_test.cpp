@@ -27,13 +27,16 @@ std::vector<std::string> input_files(const fs::path& dir) {
   std::vector<std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     auto name = entry.path().filename().string();
-    if (entry.is_regular_file() && name != "expected.yaml" && name != "meta.yaml") files.push_back(entry.path().string());
+    if (entry.is_regular_file() && name != "expected.yaml" && name != "meta.yaml")
+      files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;
 }
 
-bool is_tensor_parallel(const std::string& cause) { return cause.starts_with("tp.") || cause.starts_with("pp."); }
+bool is_tensor_parallel(const std::string& cause) {
+  return cause.starts_with("tp.") || cause.starts_with("pp.");
+}
 
 }  // namespace
 

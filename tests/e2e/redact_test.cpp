@@ -16,7 +16,8 @@ using namespace faultline::testing;
 namespace {
 
 const std::string kToken = "hf_Q7xT2mR9kLp4Wv8NzB3cYd6F";
-const std::vector<std::string> kSecrets = {"gpu-node-07", "10.11.12.13", "alice", kToken, "alice.ml@example.com"};
+const std::vector<std::string> kSecrets = {"gpu-node-07", "10.11.12.13", "alice", kToken,
+                                           "alice.ml@example.com"};
 
 // The evidence line carries every secret; the log lies under a home folder, so its name does too.
 std::string secret_log() {
@@ -24,8 +25,10 @@ std::string secret_log() {
          "[rank0]:[W1129 10:22:30.000000000 ProcessGroupNCCL.cpp:1479] Warning: something benign\n"
          "gpu-node-07: [rank3]: Traceback (most recent call last):\n"
          "gpu-node-07: [rank3]:   File \"/home/alice/project/serve.py\", line 12, in <module>\n"
-         "gpu-node-07: [rank3]: ValueError: Total number of attention heads (40) must be divisible by tensor parallel "
-         "size (6). Ask alice.ml@example.com; store 10.11.12.13:9000; HF_TOKEN=" + kToken + "\n";
+         "gpu-node-07: [rank3]: ValueError: Total number of attention heads (40) must be divisible by tensor "
+         "parallel "
+         "size (6). Ask alice.ml@example.com; store 10.11.12.13:9000; HF_TOKEN=" +
+         kToken + "\n";
 }
 
 // The secrets `text` still holds.
@@ -47,14 +50,16 @@ bool parses_as_json(const std::string& text) {
 
 TEST_CASE("without --redact the report shows the log's hosts, addresses, paths and secrets") {
   Scratch scratch;
-  RunResult run = run_faultline({"diagnose", "--color", "never", scratch.write("home/alice/job.log", secret_log())});
+  RunResult run =
+      run_faultline({"diagnose", "--color", "never", scratch.write("home/alice/job.log", secret_log())});
   CHECK(run.exit_code == 1);
   CHECK(leaked(run.out + run.err) == kSecrets);  // so the test below is not vacuous
 }
 
 TEST_CASE("diagnose --redact masks them in text and keeps the diagnosis") {
   Scratch scratch;
-  RunResult run = run_faultline({"diagnose", "--redact", "--color", "never", scratch.write("home/alice/job.log", secret_log())});
+  RunResult run = run_faultline(
+      {"diagnose", "--redact", "--color", "never", scratch.write("home/alice/job.log", secret_log())});
   CHECK(run.exit_code == 1);
   CHECK(leaked(run.out + run.err).empty());
   CHECK(run.out.find("Diagnosis: tp.heads_not_divisible") != std::string::npos);

@@ -8,15 +8,19 @@ namespace {
 
 std::string display(simdjson::dom::element value) {
   switch (value.type()) {
-    case simdjson::dom::element_type::INT64: return std::to_string(int64_t(value));
-    case simdjson::dom::element_type::UINT64: return std::to_string(uint64_t(value));
-    case simdjson::dom::element_type::STRING: return std::string(std::string_view(value));
+    case simdjson::dom::element_type::INT64:
+      return std::to_string(int64_t(value));
+    case simdjson::dom::element_type::UINT64:
+      return std::to_string(uint64_t(value));
+    case simdjson::dom::element_type::STRING:
+      return std::string(std::string_view(value));
     case simdjson::dom::element_type::ARRAY: {
       std::string out;
       for (auto item : simdjson::dom::array(value)) out += (out.empty() ? "" : ", ") + display(item);
       return out;
     }
-    default: return simdjson::to_string(value);
+    default:
+      return simdjson::to_string(value);
   }
 }
 
@@ -43,7 +47,8 @@ Outcome outcome_from_report(const std::string& json_text) {
   outcome.cause = std::string(std::string_view(diagnosis["cause"]));
   auto rank = diagnosis["initiating_rank"];
   if (!rank.is_null()) outcome.initiating_rank = static_cast<int>(int64_t(rank));
-  for (auto [key, value] : simdjson::dom::object(diagnosis["facts"])) outcome.facts[std::string(key)] = display(value);
+  for (auto [key, value] : simdjson::dom::object(diagnosis["facts"]))
+    outcome.facts[std::string(key)] = display(value);
   return outcome;
 }
 

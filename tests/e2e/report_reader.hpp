@@ -8,7 +8,7 @@
 namespace faultline::testing {
 
 struct Outcome {
-  std::string cause;                // "negative" when the report has no diagnosis
+  std::string cause;  // "negative" when the report has no diagnosis
   std::optional<int> initiating_rank;
   std::map<std::string, std::string> facts;  // values as displayed ("1, 2, 4")
   bool parsed = false;

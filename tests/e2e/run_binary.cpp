@@ -24,8 +24,12 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-std::string source_dir() { return FAULTLINE_SOURCE_DIR; }
-std::string binary_dir() { return FAULTLINE_BINARY_DIR; }
+std::string source_dir() {
+  return FAULTLINE_SOURCE_DIR;
+}
+std::string binary_dir() {
+  return FAULTLINE_BINARY_DIR;
+}
 
 RunResult run_faultline(const std::vector<std::string>& arguments, const std::string& stdin_text) {
   namespace fs = std::filesystem;

@@ -67,8 +67,10 @@ ScanOutput read_scan(const std::string& out) {
     }
     std::string type = str(line["type"]);
     if (type == "summary") {
-      if (i + 1 == lines.size()) result.summary = lines[i];
-      else result.parsed = false;  // the summary must be last
+      if (i + 1 == lines.size())
+        result.summary = lines[i];
+      else
+        result.parsed = false;  // the summary must be last
     } else if (type == "skipped") {
       result.skipped[str(line["source"])] = str(line["reason"]);
       ++result.entries;
@@ -104,13 +106,18 @@ struct GeneratedJobs {
   RunResult full;  // scan -j 2 of all of it
 
   explicit GeneratedJobs(int jobs) {
-    root = fs::temp_directory_path() / ("faultline-scan-" + std::to_string(jobs) + "-" + std::to_string(::getpid()));
+    root = fs::temp_directory_path() /
+           ("faultline-scan-" + std::to_string(jobs) + "-" + std::to_string(::getpid()));
     fs::remove_all(root);
     fs::create_directories(root);
     logs = (root / "logs").string();
     std::string count = std::to_string(jobs), out_dir = root.string();
-    std::vector<char*> argv = {const_cast<char*>(FAULTLINE_GENJOBS), const_cast<char*>("--jobs"), count.data(),
-                               const_cast<char*>("--out-dir"), out_dir.data(), nullptr};
+    std::vector<char*> argv = {const_cast<char*>(FAULTLINE_GENJOBS),
+                               const_cast<char*>("--jobs"),
+                               count.data(),
+                               const_cast<char*>("--out-dir"),
+                               out_dir.data(),
+                               nullptr};
     pid_t pid = 0;
     if (posix_spawn(&pid, FAULTLINE_GENJOBS, nullptr, nullptr, argv.data(), environ) == 0) {
       int status = 0;
@@ -141,13 +148,13 @@ simdjson::dom::element parse(simdjson::dom::parser& parser, const std::string& j
   return element;
 }
 
-
 constexpr const char* kHeadsLine =
     "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size (6).\n";
 
 }  // namespace
 
-TEST_CASE("scan of 1000 generated jobs accounts for every input and matches the generator's truth" * doctest::skip(kNoGenerator)) {
+TEST_CASE("scan of 1000 generated jobs accounts for every input and matches the generator's truth" *
+          doctest::skip(kNoGenerator)) {
   GeneratedJobs& jobs = thousand_jobs();
   REQUIRE(jobs.generator_exit == 0);
   REQUIRE(jobs.truth.cause_by_job.size() == 1000);
@@ -182,11 +189,14 @@ TEST_CASE("scan of 1000 generated jobs accounts for every input and matches the 
   std::map<std::string, uint64_t> truth_causes;
   uint64_t truth_negative = 0;
   for (const auto& [job, cause] : jobs.truth.cause_by_job) {
-    if (cause == "<null>") ++truth_negative;
-    else ++truth_causes[cause];
+    if (cause == "<null>")
+      ++truth_negative;
+    else
+      ++truth_causes[cause];
   }
   std::map<std::string, uint64_t> summary_causes;
-  for (auto item : simdjson::dom::array(summary["causes"])) summary_causes[str(item["cause"])] = uint64_t(item["jobs"]);
+  for (auto item : simdjson::dom::array(summary["causes"]))
+    summary_causes[str(item["cause"])] = uint64_t(item["jobs"]);
   CHECK(summary_causes == truth_causes);
   CHECK(uint64_t(summary["totals"]["jobs"]) == 1000);
   CHECK(uint64_t(summary["totals"]["no_diagnosis"]) == truth_negative);
@@ -194,7 +204,8 @@ TEST_CASE("scan of 1000 generated jobs accounts for every input and matches the 
   CHECK(uint64_t(summary["totals"]["inputs"]) + uint64_t(summary["totals"]["skipped"]) == jobs.truth.entries);
   CHECK(simdjson::dom::array(summary["no_diagnosis"]).size() == truth_negative);
   // The text summary on stderr leads with the totals.
-  CHECK(jobs.full.err.rfind("scan: 1000 jobs: " + std::to_string(1000 - truth_negative) + " diagnosed", 0) == 0);
+  CHECK(jobs.full.err.rfind("scan: 1000 jobs: " + std::to_string(1000 - truth_negative) + " diagnosed", 0) ==
+        0);
 }
 
 TEST_CASE("four shards merged give the summary of one unsharded scan" * doctest::skip(kNoGenerator)) {
@@ -206,12 +217,13 @@ TEST_CASE("four shards merged give the summary of one unsharded scan" * doctest:
   std::set<std::string> seen;
   uint64_t job_lines = 0;
   for (int shard = 0; shard < 4; ++shard) {
-    RunResult run = run_faultline({"scan", "-j", "2", "-q", "--shard", std::to_string(shard) + "/4", jobs.logs});
+    RunResult run =
+        run_faultline({"scan", "-j", "2", "-q", "--shard", std::to_string(shard) + "/4", jobs.logs});
     CHECK(run.err.empty());  // -q: no text summary
     ScanOutput part = read_scan(run.out);
     job_lines += part.job_lines;
     for (const auto& [job, cause] : part.cause_by_job) CHECK(seen.insert(job).second);  // exactly one shard
-    CHECK(part.job_lines > 150);  // a fair share
+    CHECK(part.job_lines > 150);                                                        // a fair share
     results.push_back(scratch.write("shard" + std::to_string(shard) + ".jsonl", run.out));
   }
   CHECK(job_lines == 1000);
@@ -244,7 +256,10 @@ TEST_CASE("scan with one thread and with two writes the same job lines" * doctes
 TEST_CASE("a corrupt file is skipped with its reason and the other jobs are diagnosed") {
   Scratch scratch;
   scratch.write("runs/good/rank0.log", std::string("step 1 | loss 2.0\n") + kHeadsLine);
-  std::string garbage = scratch.write("runs/bad/core.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12) + "junk");
+  std::string garbage = scratch.write("runs/bad/core.bin", std::string("\x7f"
+                                                                       "ELF\x02\x01\x01\0\0\0\0",
+                                                                       12) +
+                                                               "junk");
   std::string good_log = scratch.write("runs/bad/rank1.log", kHeadsLine);
   RunResult run = run_faultline({"scan", "-j", "2", scratch.path("runs")});
   CHECK(run.exit_code == 2);
@@ -254,11 +269,12 @@ TEST_CASE("a corrupt file is skipped with its reason and the other jobs are diag
   CHECK(scan.cause_by_job[scratch.path("runs/bad")] == "tp.heads_not_divisible");
   CHECK(scan.skipped[garbage] == "binary file (NUL byte at offset 7), not a log");
   CHECK(scan.analysed.count(good_log) == 1);
-  CHECK(run.err.find("skipped inputs: 1\n  " + garbage + ": binary file (NUL byte at offset 7), not a log\n") !=
-        std::string::npos);
+  CHECK(run.err.find("skipped inputs: 1\n  " + garbage +
+                     ": binary file (NUL byte at offset 7), not a log\n") != std::string::npos);
 }
 
-TEST_CASE("the generated corrupt files are named with their reasons, and their jobs keep their causes" * doctest::skip(kNoGenerator)) {
+TEST_CASE("the generated corrupt files are named with their reasons, and their jobs keep their causes" *
+          doctest::skip(kNoGenerator)) {
   GeneratedJobs& jobs = thousand_jobs();
   ScanOutput scan = read_scan(jobs.full.out);
   std::string core = jobs.logs + "/job-0003/core.bin";

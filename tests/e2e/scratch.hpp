@@ -28,7 +28,9 @@ class Scratch {
     return file.string();
   }
   // The folder itself, or `name` inside it.
-  std::string path(const std::string& name = "") const { return name.empty() ? path_.string() : (path_ / name).string(); }
+  std::string path(const std::string& name = "") const {
+    return name.empty() ? path_.string() : (path_ / name).string();
+  }
 
  private:
   static inline int counter_ = 0;

@@ -101,7 +101,8 @@ TEST_CASE("diagnose --verify keeps the diagnosis' exit code when the verify comm
 
 TEST_CASE("diagnose --verify says plainly when the verify command's config file is not here") {
   Scratch rules;
-  rules.write("override.yaml", override_pack("faultline preflight --config no-such-model/config.json --tp {tp}"));
+  rules.write("override.yaml",
+              override_pack("faultline preflight --config no-such-model/config.json --tp {tp}"));
   RunResult run = run_faultline(
       {"diagnose", "--verify", "--color", "never", "--rules", rules.path(), corpus_log(kKeyCase)});
   CHECK(run.exit_code == 1);

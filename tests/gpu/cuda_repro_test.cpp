@@ -64,5 +64,6 @@ TEST_CASE("GQA with TP above the KV heads, and a padded vocabulary, match on the
 TEST_CASE("TP 6 of 32 heads is refused before any GPU work") {
   auto outcome = run_on_cuda(scaled_job(kLlama, 6));
   CHECK(outcome.kind == TpOutcome::Kind::kRefused);
-  CHECK(outcome.error == "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
+  CHECK(outcome.error ==
+        "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
 }

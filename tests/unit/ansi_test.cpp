@@ -1,9 +1,9 @@
 // ANSI escape removal (src/parse/ansi.hpp) in every spelling that reaches logs.
+#include "parse/ansi.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
-
-#include "parse/ansi.hpp"
 
 using faultline::parse::has_ansi;
 
@@ -62,8 +62,11 @@ TEST_CASE("bare residue with a non-colour final letter is left alone") {
 }
 
 TEST_CASE("a stray ESC byte with no sequence is dropped") {
-  CHECK(stripped("a\x1b" "b") == "ab");
-  CHECK(has_ansi("a\x1b" "b"));
+  CHECK(stripped("a\x1b"
+                 "b") == "ab");
+  CHECK(
+      has_ansi("a\x1b"
+               "b"));
 }
 
 TEST_CASE("text without escapes is copied unchanged and appended") {

@@ -1,11 +1,12 @@
 // Assembler (src/assemble/assembler.hpp): lines of a log, through LineReader and LineParser,
 // into Events.
+#include "assemble/assembler.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "assemble/assembler.hpp"
 #include "ingest/byte_source.hpp"
 #include "ingest/line_reader.hpp"
 #include "parse/line_parser.hpp"
@@ -69,12 +70,14 @@ TEST_CASE("a traceback interleaved line by line with another rank's comes out wh
   REQUIRE(one);
   CHECK(zero->message == "ValueError: zero");
   CHECK(zero->exception_type == "ValueError");
-  CHECK(texts(*zero) == std::vector<std::string>{"Traceback (most recent call last):", "  File \"a.py\", line 1, in f",
-                                                 "    f()", "ValueError: zero"});
+  CHECK(texts(*zero) ==
+        std::vector<std::string>{"Traceback (most recent call last):", "  File \"a.py\", line 1, in f",
+                                 "    f()", "ValueError: zero"});
   CHECK(one->message == "RuntimeError: one");
   CHECK(one->exception_type == "RuntimeError");
-  CHECK(texts(*one) == std::vector<std::string>{"Traceback (most recent call last):", "  File \"b.py\", line 2, in g",
-                                                "    g()", "RuntimeError: one"});
+  CHECK(texts(*one) ==
+        std::vector<std::string>{"Traceback (most recent call last):", "  File \"b.py\", line 2, in g",
+                                 "    g()", "RuntimeError: one"});
   CHECK(zero->sequence == 0);
   CHECK(one->sequence == 1);
 }
@@ -171,7 +174,8 @@ TEST_CASE("a glog E line is a log error event with the text after the header") {
 }
 
 TEST_CASE("a c10 E line is a log error event with the rank and the text after the header") {
-  auto events = assemble("[rank1]:[E1129 10:22:33.123456789 ProcessGroupNCCL.cpp:1664] NCCL communicator was aborted\n");
+  auto events = assemble(
+      "[rank1]:[E1129 10:22:33.123456789 ProcessGroupNCCL.cpp:1664] NCCL communicator was aborted\n");
   REQUIRE(events.size() == 1);
   CHECK(events[0].kind == EventKind::kLogError);
   CHECK(events[0].rank == 1);
@@ -179,7 +183,8 @@ TEST_CASE("a c10 E line is a log error event with the rank and the text after th
 }
 
 TEST_CASE("a logger line below ERROR is no event") {
-  auto events = assemble("W1129 10:22:33.123456 12 f.cc:1] careful\n2026-11-29 10:22:33,123 - x - INFO - fine\n");
+  auto events =
+      assemble("W1129 10:22:33.123456 12 f.cc:1] careful\n2026-11-29 10:22:33,123 - x - INFO - fine\n");
   CHECK(events.empty());
 }
 
@@ -238,7 +243,8 @@ TEST_CASE("a traceback pasted without its header starts at its first frame and k
       "AssertionError: heads\n");
   REQUIRE(events.size() == 1);
   CHECK(events[0].kind == EventKind::kTraceback);
-  CHECK(texts(events[0]) == std::vector<std::string>{"    model = build(cfg)", "  File \"model.py\", line 7, in build",
+  CHECK(texts(events[0]) == std::vector<std::string>{"    model = build(cfg)",
+                                                     "  File \"model.py\", line 7, in build",
                                                      "    assert heads % tp == 0", "AssertionError: heads"});
   CHECK(events[0].message == "AssertionError: heads");
   CHECK(events[0].lines[events[0].message_line].text == "AssertionError: heads");
@@ -287,7 +293,8 @@ TEST_CASE("full_text joins the lines' text with newlines") {
       "[rank0]:   File \"a.py\", line 1, in f\n"
       "[rank0]: ValueError: x\n");
   REQUIRE(events.size() == 1);
-  CHECK(events[0].full_text() == "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nValueError: x");
+  CHECK(events[0].full_text() ==
+        "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nValueError: x");
   CHECK(events[0].lines[0].display == "[rank0]: Traceback (most recent call last):");
 }
 

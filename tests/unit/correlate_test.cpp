@@ -1,9 +1,10 @@
 // correlate (src/correlate/correlate.hpp): folding findings across ranks and naming the
 // initiating failure. Findings are built by hand, pointing at rules loaded from YAML.
+#include "correlate/correlate.hpp"
+
 #include <doctest/doctest.h>
 
 #include "correlate/clock_skew.hpp"
-#include "correlate/correlate.hpp"
 #include "rules/rule_set.hpp"
 
 using faultline::make_timestamp;
@@ -51,13 +52,22 @@ const RuleSet& test_rules() {
   return set;
 }
 
-const Rule* heads_rule() { return test_rules().find("tp.heads_not_divisible.test"); }
-const Rule* oom_rule() { return test_rules().find("cuda.oom.test"); }
-const Rule* timeout_rule() { return test_rules().find("nccl.watchdog_timeout.test"); }
+const Rule* heads_rule() {
+  return test_rules().find("tp.heads_not_divisible.test");
+}
+const Rule* oom_rule() {
+  return test_rules().find("cuda.oom.test");
+}
+const Rule* timeout_rule() {
+  return test_rules().find("nccl.watchdog_timeout.test");
+}
 
-Timestamp at(int second) { return make_timestamp(2026, 11, 29, 10, 22, second, 0); }
+Timestamp at(int second) {
+  return make_timestamp(2026, 11, 29, 10, 22, second, 0);
+}
 
-Finding finding(const Rule* rule, int rank, uint64_t sequence, Timestamp time = {}, std::string matched = "") {
+Finding finding(const Rule* rule, int rank, uint64_t sequence, Timestamp time = {},
+                std::string matched = "") {
   Finding out;
   out.rule = rule;
   out.rank = rank;
@@ -75,7 +85,9 @@ Finding finding(const Rule* rule, int rank, uint64_t sequence, Timestamp time = 
   return out;
 }
 
-JobAnalysis run(std::vector<Finding> findings) { return correlate("job", JobShape{}, std::move(findings)); }
+JobAnalysis run(std::vector<Finding> findings) {
+  return correlate("job", JobShape{}, std::move(findings));
+}
 
 }  // namespace
 
@@ -141,7 +153,8 @@ TEST_CASE("different rules never fold together") {
 
 TEST_CASE("evidence of a group is capped") {
   std::vector<Finding> findings;
-  for (int rank = 0; rank < 12; ++rank) findings.push_back(finding(heads_rule(), rank, static_cast<uint64_t>(rank)));
+  for (int rank = 0; rank < 12; ++rank)
+    findings.push_back(finding(heads_rule(), rank, static_cast<uint64_t>(rank)));
   auto analysis = run(std::move(findings));
   REQUIRE(analysis.findings.size() == 1);
   CHECK(analysis.findings[0].evidence.size() == faultline::correlate::FindingGroup::kMaxEvidence);
@@ -152,8 +165,9 @@ TEST_CASE("one reporting rank is the initiating rank") {
   auto analysis = run({finding(heads_rule(), 3, 0)});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
-  CHECK(analysis.diagnosis->reasons == std::vector<std::string>{"matched root-cause rule tp.heads_not_divisible.test",
-                                                                "only rank 3 reported it"});
+  CHECK(analysis.diagnosis->reasons ==
+        std::vector<std::string>{"matched root-cause rule tp.heads_not_divisible.test",
+                                 "only rank 3 reported it"});
   CHECK(analysis.diagnosis->confidence == doctest::Approx(0.9));
 }
 
@@ -187,7 +201,8 @@ TEST_CASE("ranks reporting at the same time have no initiating rank") {
 }
 
 TEST_CASE("several ranks with no timestamps have no initiating rank") {
-  auto analysis = run({finding(heads_rule(), 0, 0), finding(heads_rule(), 1, 1), finding(heads_rule(), 2, 2)});
+  auto analysis =
+      run({finding(heads_rule(), 0, 0), finding(heads_rule(), 1, 1), finding(heads_rule(), 2, 2)});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
   CHECK(analysis.diagnosis->reasons.at(1) == "ranks 0-2 all reported it and no timestamps order them");
@@ -305,7 +320,8 @@ TEST_CASE("an error with no rank in a log of one rank is that rank's") {
   auto analysis = faultline::correlate::correlate("job", shape, findings);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(0));
-  CHECK(analysis.diagnosis->reasons.at(1) == "the error names no rank, and rank 0 is the only rank in these logs");
+  CHECK(analysis.diagnosis->reasons.at(1) ==
+        "the error names no rank, and rank 0 is the only rank in these logs");
 }
 
 namespace {
@@ -349,8 +365,10 @@ TEST_CASE("hosts whose clocks agree give no offsets") {
 
 TEST_CASE("a root cause on two hosts is ordered on the common clock") {
   // Rank 5 (node-b, 5 s ahead) failed at 32 on its clock = 27 on node-a's; rank 1 at 30.
-  std::vector<Finding> findings = {timed_out(0, "node-a", 50, 0), timed_out(2, "node-a", 50, 1),
-                                   timed_out(4, "node-b", 55, 2), timed_out(6, "node-b", 55, 3),
+  std::vector<Finding> findings = {timed_out(0, "node-a", 50, 0),
+                                   timed_out(2, "node-a", 50, 1),
+                                   timed_out(4, "node-b", 55, 2),
+                                   timed_out(6, "node-b", 55, 3),
                                    timed_out(8, "node-c", 50, 6),
                                    on_host(finding(oom_rule(), 1, 4, at(30)), "node-a"),
                                    on_host(finding(oom_rule(), 5, 5, at(32)), "node-b")};
@@ -358,11 +376,13 @@ TEST_CASE("a root cause on two hosts is ordered on the common clock") {
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(5));
   CHECK(analysis.diagnosis->reasons.at(1) ==
-        "rank 5 reported it first, at 2026-11-29T10:22:32Z on node-b (node-b's clock runs 5 s ahead), 3 s before "
+        "rank 5 reported it first, at 2026-11-29T10:22:32Z on node-b (node-b's clock runs 5 s ahead), 3 s "
+        "before "
         "rank 1 at 2026-11-29T10:22:30Z on node-a");
-  CHECK(analysis.diagnosis->reasons.at(2) ==
-        "clock skew mattered: node-b's clock runs 5 s ahead (estimated from the watchdog timeouts of ALLREDUCE "
-        "SeqNum 1580 on 5 ranks across 3 hosts); by the raw timestamps rank 1 would look first");
+  CHECK(
+      analysis.diagnosis->reasons.at(2) ==
+      "clock skew mattered: node-b's clock runs 5 s ahead (estimated from the watchdog timeouts of ALLREDUCE "
+      "SeqNum 1580 on 5 ranks across 3 hosts); by the raw timestamps rank 1 would look first");
 }
 
 TEST_CASE("without timestamps, the rank of a root cause that never reached the collective is named") {
@@ -373,7 +393,8 @@ TEST_CASE("without timestamps, the rank of a root cause that never reached the c
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
   CHECK(analysis.diagnosis->reasons.at(1) ==
-        "ranks 1,3 all reported it and no timestamps order them; rank 3 never reached collective SeqNum 1580, in "
+        "ranks 1,3 all reported it and no timestamps order them; rank 3 never reached collective SeqNum "
+        "1580, in "
         "which rank 1 and 2 other rank(s) timed out");
 }
 
@@ -386,22 +407,25 @@ TEST_CASE("an NCCL peer names the host of the rank that went away") {
   }
   std::vector<Finding> findings;
   for (int rank : {0, 1, 2}) {
-    auto lost = finding(timeout_rule(), rank, static_cast<uint64_t>(rank), {}, "Connection closed by remote peer");
+    auto lost =
+        finding(timeout_rule(), rank, static_cast<uint64_t>(rank), {}, "Connection closed by remote peer");
     lost.facts = {{"peer_host", Value(std::string("node-b"))}};
     findings.push_back(lost);
   }
   auto analysis = correlate("job", shape, findings);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
-  CHECK(analysis.diagnosis->reasons.at(1).ends_with(
-      "; NCCL on ranks 0-2 lost its peer node-b (host node-b, where the logs show ranks 2,3), and rank 3 is the "
-      "only one there that reported no error itself"));
+  CHECK(
+      analysis.diagnosis->reasons.at(1).ends_with("; NCCL on ranks 0-2 lost its peer node-b (host node-b, "
+                                                  "where the logs show ranks 2,3), and rank 3 is the "
+                                                  "only one there that reported no error itself"));
 }
 
 TEST_CASE("NCCL INFO lines map a peer's address to its host") {
   faultline::correlate::HostDirectory directory;
   directory.observe("node-b", 3, "node-b:311:402 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.5<0>");
-  directory.observe("node-c", 4, "node-c:77:80 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:fe80::1%ib0<0>");
+  directory.observe("node-c", 4,
+                    "node-c:77:80 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:fe80::1%ib0<0>");
   CHECK(directory.host_of("10.0.0.5") == "node-b");
   CHECK(directory.ranks_of("10.0.0.5") == std::vector<int>{3});
   CHECK(directory.ranks_of("fe80::1%ib0") == std::vector<int>{4});
@@ -437,15 +461,16 @@ TEST_CASE("two processes on different CUDA devices name no rank") {
 TEST_CASE("the story's delays are on the common clock when host clocks were aligned") {
   // Rank 5 ran out of memory at 32 on node-b's clock, which runs 5 s ahead (27 on the common
   // clock); the others timed out at 50 on the common clock: 23 s later, not 18.
-  std::vector<Finding> findings = {timed_out(0, "node-a", 50, 0), timed_out(2, "node-a", 50, 1),
-                                   timed_out(4, "node-b", 55, 2), timed_out(6, "node-b", 55, 3),
-                                   timed_out(8, "node-c", 50, 6),
-                                   on_host(finding(oom_rule(), 5, 5, at(32)), "node-b")};
+  std::vector<Finding> findings = {
+      timed_out(0, "node-a", 50, 0), timed_out(2, "node-a", 50, 1),
+      timed_out(4, "node-b", 55, 2), timed_out(6, "node-b", 55, 3),
+      timed_out(8, "node-c", 50, 6), on_host(finding(oom_rule(), 5, 5, at(32)), "node-b")};
   auto analysis = run(findings);
   REQUIRE(analysis.diagnosis.has_value());
   REQUIRE(analysis.diagnosis->story.size() == 2);
   CHECK(analysis.diagnosis->story[1] ==
-        "ranks 0,2,4,6,8 reported nccl.watchdog_timeout (Watchdog timeout), 23 s later (host clocks aligned; 18 s "
+        "ranks 0,2,4,6,8 reported nccl.watchdog_timeout (Watchdog timeout), 23 s later (host clocks aligned; "
+        "18 s "
         "by the printed times) (collateral)");
 }
 
@@ -455,5 +480,6 @@ TEST_CASE("the story's delays are the printed times' when no clock offset was es
   auto analysis = run(findings);
   REQUIRE(analysis.diagnosis.has_value());
   REQUIRE(analysis.diagnosis->story.size() == 2);
-  CHECK(analysis.diagnosis->story[1] == "ranks 0,2 reported nccl.watchdog_timeout (Watchdog timeout), 18 s later (collateral)");
+  CHECK(analysis.diagnosis->story[1] ==
+        "ranks 0,2 reported nccl.watchdog_timeout (Watchdog timeout), 18 s later (collateral)");
 }

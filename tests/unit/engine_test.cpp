@@ -1,7 +1,10 @@
 // Engine (src/rules/engine.hpp): rules against events and lines, by scope.
+#include "rules/engine.hpp"
+
 #include <doctest/doctest.h>
 
-#include "rules/engine.hpp"
+#include <algorithm>
+
 #include "rules/rule_set.hpp"
 
 using faultline::Facts;
@@ -58,7 +61,9 @@ std::vector<Finding> match_line(const RuleSet& set, std::string_view text, int r
   return findings;
 }
 
-const Value* fact(const Finding& finding, std::string_view name) { return faultline::find_fact(finding.facts, name); }
+const Value* fact(const Finding& finding, std::string_view name) {
+  return faultline::find_fact(finding.facts, name);
+}
 
 const char* kHeadsRule = R"(rules:
   - id: tp.heads_not_divisible.test
@@ -220,7 +225,8 @@ TEST_CASE("a message rule matches the event's message") {
 
 TEST_CASE("a message rule does not see the frames of the traceback") {
   auto set = heads_rule("message");
-  auto event = event_of({"Traceback (most recent call last):", "  # heads (32) by tp (6)", "ValueError: other"});
+  auto event =
+      event_of({"Traceback (most recent call last):", "  # heads (32) by tp (6)", "ValueError: other"});
   CHECK(match_event(set, event).empty());
 }
 
@@ -232,7 +238,8 @@ TEST_CASE("an event rule with (?s) matches across lines") {
     match: '(?s)divide\(num_heads.*AssertionError: (?P<heads>\d+) is not divisible by (?P<tp>\d+)'
 )");
   auto event = event_of({"Traceback (most recent call last):", "  File \"m.py\", line 3, in init",
-                         "    self.heads = divide(num_heads, world_size)", "AssertionError: 14 is not divisible by 4"});
+                         "    self.heads = divide(num_heads, world_size)",
+                         "AssertionError: 14 is not divisible by 4"});
   auto findings = match_event(set, event);
   REQUIRE(findings.size() == 1);
   CHECK(*fact(findings[0], "heads") == Value(int64_t{14}));
@@ -250,7 +257,8 @@ TEST_CASE("an event rule without (?s) does not cross lines") {
     scope: event
     match: 'divide\(num_heads.*AssertionError'
 )");
-  auto event = event_of({"    self.heads = divide(num_heads, world_size)", "AssertionError: 14 is not divisible by 4"});
+  auto event = event_of(
+      {"    self.heads = divide(num_heads, world_size)", "AssertionError: 14 is not divisible by 4"});
   CHECK(match_event(set, event).empty());
 }
 
@@ -285,9 +293,115 @@ TEST_CASE("patterns lists every rule's patterns") {
 
 TEST_CASE("the shipped vLLM rule fires on its message with facts") {
   auto set = RuleSet::shipped();
-  auto findings = match_line(set, "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
+  auto findings = match_line(
+      set, "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
+  // The generic wording rule matches the line too, at a lower priority: the specific rule stays.
+  faultline::rules::keep_highest_priority(findings);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].rule->id == "tp.heads_not_divisible.vllm");
   CHECK(*fact(findings[0], "heads") == Value(int64_t{32}));
   CHECK(*fact(findings[0], "tp") == Value(int64_t{6}));
+}
+
+namespace {
+
+constexpr std::string_view kFrameRules = R"(rules:
+  - id: tp.vocab_not_divisible.frames
+    cause: tp.vocab_not_divisible
+    title: Vocabulary
+    priority: -1
+    match: 'AssertionError: (?P<numerator>\d+) is not divisible by (?P<tp>\d+)'
+    frames: ['vocab_size|VocabParallelEmbedding']
+  - id: tp.heads_not_divisible.frames
+    cause: tp.heads_not_divisible
+    title: Heads
+    priority: -1
+    match: 'AssertionError: (?P<numerator>\d+) is not divisible by (?P<tp>\d+)'
+    frames: ['num_attention_heads|num_heads']
+  - id: unrecognised.any
+    cause: unrecognised
+    title: Anything
+    priority: -100
+    match: '^(?P<exception>\w+Error)'
+    frames: ['in (?P<frame_function>\w+)']
+    skip_frames: ['/lib/python3\.\d+/\w+\.py"']
+)";
+
+// A divide() traceback: the model's layer (`caller`) calls divide, which asserts.
+Event divide_traceback(const std::string& caller_file, const std::string& caller_line) {
+  return event_of({"Traceback (most recent call last):",
+                   "  File \"/srv/model.py\", line 12, in build",
+                   "    self.num_heads = num_attention_heads",
+                   "  File \"" + caller_file + "\", line 40, in __init__",
+                   "    " + caller_line,
+                   "  File \"/srv/utils.py\", line 8, in divide",
+                   "    assert numerator % denominator == 0",
+                   "AssertionError: 151851 is not divisible by 4"});
+}
+
+}  // namespace
+
+TEST_CASE("the traceback frame nearest the exception decides between frame rules") {
+  auto set = rules_from(kFrameRules);
+  auto findings = match_event(set, divide_traceback("/srv/embedding.py", "self.part = divide(self.vocab_size, tp)"));
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rule->id == "tp.vocab_not_divisible.frames");
+  CHECK(*fact(findings[0], "numerator") == Value(int64_t{151851}));
+  // The heads frame is further out; with the vocabulary frame gone it decides.
+  findings = match_event(set, divide_traceback("/srv/layer.py", "self.part = divide(total, tp)"));
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rule->id == "tp.heads_not_divisible.frames");
+}
+
+TEST_CASE("a catch-all rule of lower priority yields to any rule that matches the same event") {
+  auto set = rules_from(kFrameRules);
+  auto findings = match_event(set, event_of({"Traceback (most recent call last):",
+                                            "  File \"/srv/train.py\", line 3, in main", "    x = d['k']",
+                                            "KeyError: 'k'"}));
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rule->id == "unrecognised.any");
+  CHECK(*fact(findings[0], "frame_function") == Value(std::string("main")));
+  CHECK(findings[0].matched == "KeyError @ /srv/train.py in main");
+  findings = match_event(set, divide_traceback("/srv/embedding.py", "self.part = divide(self.vocab_size, tp)"));
+  CHECK(std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.rule->id == "unrecognised.any"; }));
+}
+
+TEST_CASE("skip_frames passes the standard library by, unless no other frame is left") {
+  auto set = rules_from(kFrameRules);
+  auto findings = match_event(set, event_of({"Traceback (most recent call last):",
+                                            "  File \"/app/run.py\", line 3, in load_config", "    json.load(f)",
+                                            "  File \"/usr/lib/python3.10/json.py\", line 9, in loads",
+                                            "    return decode(s)", "ValueError: Expecting value"}));
+  REQUIRE(findings.size() == 1);
+  CHECK(*fact(findings[0], "frame_function") == Value(std::string("load_config")));
+  findings = match_event(set, event_of({"Traceback (most recent call last):",
+                                       "  File \"/usr/lib/python3.10/runpy.py\", line 9, in _run_module_as_main",
+                                       "ModuleNotFoundError: No module named 'x'"}));
+  REQUIRE(findings.size() == 1);
+  CHECK(*fact(findings[0], "frame_function") == Value(std::string("_run_module_as_main")));
+}
+
+TEST_CASE("keep_highest_priority weighs line rules against event rules on the same line") {
+  auto set = rules_from(R"(rules:
+  - id: cuda.oom.line
+    cause: cuda.oom
+    title: OOM
+    scope: line
+    match: 'CUDA out of memory'
+  - id: unrecognised.line
+    cause: unrecognised
+    title: Anything
+    scope: line
+    priority: -100
+    match: 'Error'
+)");
+  auto findings = match_line(set, "torch.OutOfMemoryError: CUDA out of memory");
+  REQUIRE(findings.size() == 2);
+  faultline::rules::keep_highest_priority(findings);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rule->id == "cuda.oom.line");
+  findings = match_line(set, "KeyError: x");
+  faultline::rules::keep_highest_priority(findings);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].rule->id == "unrecognised.line");
 }

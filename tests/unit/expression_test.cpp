@@ -1,7 +1,7 @@
 // Expression (src/rules/expression.hpp): the language of `when`, `derive` and template holes.
-#include <doctest/doctest.h>
-
 #include "rules/expression.hpp"
+
+#include <doctest/doctest.h>
 
 using faultline::Facts;
 using faultline::IntList;
@@ -20,7 +20,9 @@ Value eval(std::string_view text, const Facts& facts = {}) {
   return *value;
 }
 
-Value integer(int64_t n) { return Value(n); }
+Value integer(int64_t n) {
+  return Value(n);
+}
 
 std::string parse_error(std::string_view text) {
   auto expression = Expression::parse(text);
@@ -188,7 +190,8 @@ TEST_CASE("arithmetic on a string or a list fails at evaluation") {
   CHECK(evaluate_error("op + 1", {{"op", Value(std::string("ALLREDUCE"))}}) ==
         "'+' needs an integer, got 'ALLREDUCE'");
   CHECK(evaluate_error("divisors(4) * 2") == "'*' needs an integer, got '1, 2, 4'");
-  CHECK(evaluate_error("divisors(op)", {{"op", Value(std::string("x"))}}) == "divisors() needs an integer, got 'x'");
+  CHECK(evaluate_error("divisors(op)", {{"op", Value(std::string("x"))}}) ==
+        "divisors() needs an integer, got 'x'");
 }
 
 TEST_CASE("is_true: non-zero integers and non-empty strings and lists") {

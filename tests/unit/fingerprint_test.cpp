@@ -1,8 +1,8 @@
 // Fingerprints (src/correlate/fingerprint.hpp): the same failure gets the same id across
 // ranks, pids, addresses and paths.
-#include <doctest/doctest.h>
-
 #include "correlate/fingerprint.hpp"
+
+#include <doctest/doctest.h>
 
 using faultline::correlate::fingerprint;
 using faultline::correlate::mask_volatile;
@@ -28,8 +28,10 @@ TEST_CASE("a fingerprint is 16 hex digits") {
 }
 
 TEST_CASE("the same failure on different ranks has the same fingerprint") {
-  CHECK(fingerprint("nccl.watchdog_timeout", "[Rank 3] Watchdog caught collective operation timeout: SeqNum=1580") ==
-        fingerprint("nccl.watchdog_timeout", "[Rank 5] Watchdog caught collective operation timeout: SeqNum=1580"));
+  CHECK(fingerprint("nccl.watchdog_timeout",
+                    "[Rank 3] Watchdog caught collective operation timeout: SeqNum=1580") ==
+        fingerprint("nccl.watchdog_timeout",
+                    "[Rank 5] Watchdog caught collective operation timeout: SeqNum=1580"));
 }
 
 TEST_CASE("pids, hex addresses and paths do not change the fingerprint") {
@@ -42,7 +44,8 @@ TEST_CASE("different causes give different fingerprints") {
 }
 
 TEST_CASE("different messages give different fingerprints") {
-  CHECK(fingerprint("cuda.oom", "CUDA out of memory") != fingerprint("cuda.oom", "CUDA error: out of memory"));
+  CHECK(fingerprint("cuda.oom", "CUDA out of memory") !=
+        fingerprint("cuda.oom", "CUDA error: out of memory"));
 }
 
 TEST_CASE("a fingerprint is the FNV-1a of cause, newline and masked message") {

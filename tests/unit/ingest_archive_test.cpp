@@ -48,7 +48,8 @@ class TempDir {
 };
 
 // format: "tar" or "zip"; filter: "none", "gzip", "zstd", "xz", "bzip2".
-std::string make_archive(const std::vector<Member>& members, const std::string& format, const std::string& filter) {
+std::string make_archive(const std::vector<Member>& members, const std::string& format,
+                         const std::string& filter) {
   struct archive* archive = archive_write_new();
   if (format == "zip") {
     archive_write_set_format_zip(archive);
@@ -153,19 +154,23 @@ Walked walk(const std::string& path, const ExpansionLimits& limits = {}) {
         }
         walked.sources.push_back(std::move(visited));
       },
-      [&](faultline::ingest::Skipped skipped) { walked.skipped.push_back(skipped.source + ": " + skipped.reason); },
+      [&](faultline::ingest::Skipped skipped) {
+        walked.skipped.push_back(skipped.source + ": " + skipped.reason);
+      },
       limits);
   return walked;
 }
 
 std::string numbered_lines(int count, const std::string& text) {
   std::string out;
-  for (int i = 0; i < count; ++i) out += "[rank3]: line " + std::to_string(i * 7919 % 100003) + " " + text + "\n";
+  for (int i = 0; i < count; ++i)
+    out += "[rank3]: line " + std::to_string(i * 7919 % 100003) + " " + text + "\n";
   return out;
 }
 
 const std::string kHeadsError =
-    "[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).\n";
+    "[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel size "
+    "(6).\n";
 
 using Names = std::vector<std::string>;
 
@@ -180,7 +185,8 @@ TEST_CASE("archive: a tar.gz is read member by member, named and ranked from the
                                  {"console.log", "torchrun console\n"}},
                                 "tar", "gzip"));
   auto walked = walk(path);
-  CHECK(walked.names() == Names{path + ":attempt_0/0/stderr.log", path + ":attempt_0/3/stderr.log", path + ":console.log"});
+  CHECK(walked.names() ==
+        Names{path + ":attempt_0/0/stderr.log", path + ":attempt_0/3/stderr.log", path + ":console.log"});
   REQUIRE(walked.sources.size() == 3);
   CHECK(walked.sources[1].rank_hint == std::optional<int>(3));
   CHECK(walked.sources[1].content == kHeadsError);
@@ -192,12 +198,14 @@ TEST_CASE("archive: a tar.gz is read member by member, named and ranked from the
 
 TEST_CASE("archive: tar.zst, tar.xz, tar.bz2 and zip are recognised by content, not by name") {
   TempDir dir;
-  for (auto [format, filter, expected] : {std::tuple{"tar", "zstd", "tar.zst"}, std::tuple{"tar", "xz", "tar.xz"},
-                                          std::tuple{"tar", "bzip2", "tar.bz2"}, std::tuple{"zip", "none", "zip"},
-                                          std::tuple{"tar", "none", "tar"}}) {
+  for (auto [format, filter, expected] :
+       {std::tuple{"tar", "zstd", "tar.zst"}, std::tuple{"tar", "xz", "tar.xz"},
+        std::tuple{"tar", "bzip2", "tar.bz2"}, std::tuple{"zip", "none", "zip"},
+        std::tuple{"tar", "none", "tar"}}) {
     CAPTURE(expected);
     std::string path = dir / (std::string("misnamed-") + expected + ".log");
-    write_file(path, make_archive({{"logs/rank3.log", kHeadsError}, {"slurm-77-5.out", "task 5\n"}}, format, filter));
+    write_file(path, make_archive({{"logs/rank3.log", kHeadsError}, {"slurm-77-5.out", "task 5\n"}}, format,
+                                  filter));
     auto walked = walk(path);
     CHECK(walked.names() == Names{path + ":logs/rank3.log", path + ":slurm-77-5.out"});
     REQUIRE(walked.sources.size() == 2);
@@ -241,17 +249,17 @@ TEST_CASE("archive: members that are archives or compressed files are read one l
   CHECK(walked.sources[0].rank_hint == std::optional<int>(2));
   CHECK(walked.sources[1].content == "rank five\n");
   CHECK(walked.sources[1].rank_hint == std::optional<int>(5));
-  CHECK(walked.skipped ==
-        Names{path + ":middle.zip:innermost.tar: archive inside an archive inside an archive, not read (one level of "
-                     "nesting is)",
-              path + ":link.log: symbolic link, not followed"});
+  CHECK(walked.skipped == Names{path + ":middle.zip:innermost.tar: archive inside an archive inside an "
+                                       "archive, not read (one level of "
+                                       "nesting is)",
+                                path + ":link.log: symbolic link, not followed"});
 }
 
 TEST_CASE("archive: a truncated tar.gz keeps what was read and names the member in error") {
   TempDir dir;
   std::string big = numbered_lines(40000, "filler that does not compress to nothing");
-  std::string bytes = make_archive({{"0/stderr.log", "rank 0 is fine\n"}, {"3/stderr.log", big}, {"4/stderr.log", "x\n"}},
-                                   "tar", "gzip");
+  std::string bytes = make_archive(
+      {{"0/stderr.log", "rank 0 is fine\n"}, {"3/stderr.log", big}, {"4/stderr.log", "x\n"}}, "tar", "gzip");
   std::string path = dir / "run.tar.gz";
   write_file(path, bytes.substr(0, bytes.size() / 2));
   auto walked = walk(path);
@@ -302,7 +310,8 @@ TEST_CASE("archive: past the total expanded size the member stops and the rest i
   auto walked = walk(path, limits);
   REQUIRE(walked.sources.size() == 1);
   CHECK(walked.sources[0].error == "expanded size over the 1000 bytes limit");
-  CHECK(walked.skipped == Names{path + ": expanded size over the 1000 bytes limit; the members after a.log were not read"});
+  CHECK(walked.skipped ==
+        Names{path + ": expanded size over the 1000 bytes limit; the members after a.log were not read"});
 }
 
 TEST_CASE("archive: a file that cannot be opened, damaged headers and an empty archive are skipped by name") {
@@ -340,7 +349,8 @@ TEST_CASE("archive: directories recurse with include and exclude globs; special 
                          dir / "job/loop: symbolic link to a directory, not followed",
                          dir / "job/pipe.log: not a regular file"});
 
-  auto logs = faultline::ingest::expand_inputs({dir / "job"}, {"*.log"}, {"checkpoints", "attempt_0/*/stdout.log"});
+  auto logs =
+      faultline::ingest::expand_inputs({dir / "job"}, {"*.log"}, {"checkpoints", "attempt_0/*/stdout.log"});
   CHECK(logs.files == Names{dir / "job/attempt_0/0/stderr.log", dir / "job/attempt_0/3/stderr.log"});
   auto named = faultline::ingest::expand_inputs({dir / "job/console.txt"}, {"*.log"}, {});
   CHECK(named.files == Names{dir / "job/console.txt"});

@@ -39,8 +39,8 @@ ReadResult read_all(std::string_view bytes) {
   Record record;
   while (reader->next(record)) {
     CHECK(record.source == 4);
-    result.records.push_back(
-        {std::string(record.text), record.line, record.time.to_string(), std::string(record.host), record.pid});
+    result.records.push_back({std::string(record.text), record.line, record.time.to_string(),
+                              std::string(record.host), record.pid});
     result.texts.emplace_back(record.text);
   }
   CHECK(reader->status().is_ok());
@@ -56,28 +56,32 @@ using Texts = std::vector<std::string>;
 }  // namespace
 
 TEST_CASE("envelope: plain text stays text, even when a line later looks like JSON") {
-  auto result = read_all("[rank3]: Traceback (most recent call last):\n{\"log\":\"x\\n\",\"stream\":\"stderr\"}\n");
+  auto result =
+      read_all("[rank3]: Traceback (most recent call last):\n{\"log\":\"x\\n\",\"stream\":\"stderr\"}\n");
   CHECK(result.format == "text");
-  CHECK(result.texts == Texts{"[rank3]: Traceback (most recent call last):", "{\"log\":\"x\\n\",\"stream\":\"stderr\"}"});
+  CHECK(result.texts ==
+        Texts{"[rank3]: Traceback (most recent call last):", "{\"log\":\"x\\n\",\"stream\":\"stderr\"}"});
 }
 
 TEST_CASE("envelope: docker json-file: log text without its newline, stream time as UTC") {
   auto result = read_all(
       "\n"
-      "{\"log\":\"[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel "
+      "{\"log\":\"[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor "
+      "parallel "
       "size (6).\\n\",\"stream\":\"stderr\",\"time\":\"2021-10-20T02:35:38.970719033Z\"}\n");
   CHECK(result.format == "docker-json");
   REQUIRE(result.records.size() == 1);
-  CHECK(result.records[0] ==
-        Decoded{"[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).",
-                2, "2021-10-20T02:35:38.970Z", "", 0});
+  CHECK(result.records[0] == Decoded{"[rank3]: ValueError: Total number of attention heads (32) must be "
+                                     "divisible by tensor parallel size (6).",
+                                     2, "2021-10-20T02:35:38.970Z", "", 0});
 }
 
 TEST_CASE("envelope: docker json-file: a line split at 16 KiB is joined, per stream") {
   std::string first(16384, 'a');
-  std::string bytes = "{\"log\":\"" + first + "\",\"stream\":\"stdout\",\"time\":\"2021-10-20T02:35:38.1Z\"}\n" +
-                      "{\"log\":\"error on stderr\\n\",\"stream\":\"stderr\",\"time\":\"2021-10-20T02:35:38.2Z\"}\n" +
-                      "{\"log\":\"the another parts\\n\",\"stream\":\"stdout\",\"time\":\"2021-10-20T02:35:38.3Z\"}\n";
+  std::string bytes =
+      "{\"log\":\"" + first + "\",\"stream\":\"stdout\",\"time\":\"2021-10-20T02:35:38.1Z\"}\n" +
+      "{\"log\":\"error on stderr\\n\",\"stream\":\"stderr\",\"time\":\"2021-10-20T02:35:38.2Z\"}\n" +
+      "{\"log\":\"the another parts\\n\",\"stream\":\"stdout\",\"time\":\"2021-10-20T02:35:38.3Z\"}\n";
   auto result = read_all(bytes);
   CHECK(result.texts == Texts{"error on stderr", first + "the another parts"});
   CHECK(result.records[1].line == 1);  // numbered from the record the line started in
@@ -85,7 +89,8 @@ TEST_CASE("envelope: docker json-file: a line split at 16 KiB is joined, per str
 }
 
 TEST_CASE("envelope: docker json-file: a log with several lines and a TTY's CRLF gives one Record per line") {
-  auto result = read_all("{\"log\":\"one\\r\\ntwo\\r\\n\",\"stream\":\"stdout\",\"time\":\"2021-10-20T02:35:38Z\"}\n");
+  auto result =
+      read_all("{\"log\":\"one\\r\\ntwo\\r\\n\",\"stream\":\"stdout\",\"time\":\"2021-10-20T02:35:38Z\"}\n");
   CHECK(result.texts == Texts{"one", "two"});
   CHECK(result.records[1].line == 1);
 }
@@ -102,7 +107,8 @@ TEST_CASE("envelope: docker json-file: a damaged record is counted and skipped, 
 }
 
 TEST_CASE("envelope: docker json-file: a dangling partial line at the end is still read") {
-  auto result = read_all("{\"log\":\"no newline\",\"stream\":\"stderr\",\"time\":\"2021-10-20T02:35:38Z\"}\n");
+  auto result =
+      read_all("{\"log\":\"no newline\",\"stream\":\"stderr\",\"time\":\"2021-10-20T02:35:38Z\"}\n");
   CHECK(result.texts == Texts{"no newline"});
 }
 
@@ -111,7 +117,8 @@ TEST_CASE("envelope: CRI: P partials are joined until F, +00:00 zones accepted")
       "2020-12-07T15:32:38.994574754Z stdout P Hello from \n"
       "2020-12-07T15:32:38.994574755Z stderr F [rank3]: ValueError: boom\n"
       "2020-12-07T15:32:38.994574756Z stdout F init container!\n"
-      "2020-01-26T03:17:29.346494690+00:00 stderr F 2020/01/26 03:17:29 provider.go:117: Defaulting client-id\n"
+      "2020-01-26T03:17:29.346494690+00:00 stderr F 2020/01/26 03:17:29 provider.go:117: Defaulting "
+      "client-id\n"
       "2020-01-26T05:17:29.346494690+02:00 stderr F zoned\n");
   CHECK(result.format == "cri");
   CHECK(result.texts == Texts{"[rank3]: ValueError: boom", "Hello from init container!",
@@ -152,14 +159,17 @@ TEST_CASE("envelope: journald: MESSAGE, _PID, _HOSTNAME and the microsecond real
 
 TEST_CASE("envelope: JSON lines: message, msg or log, and exc_info as further lines") {
   auto result = read_all(
-      "{\"message\": \"Got exception on main handler\", \"time\": \"2021-01-22T09:22:46.028294\", \"exc_info\": "
-      "\"Traceback (most recent call last):\\n  File \\\"C:\\\\Users\\\\LLIU82\\\\localtest\\\\test.py\\\", line 9, "
+      "{\"message\": \"Got exception on main handler\", \"time\": \"2021-01-22T09:22:46.028294\", "
+      "\"exc_info\": "
+      "\"Traceback (most recent call last):\\n  File \\\"C:\\\\Users\\\\LLIU82\\\\localtest\\\\test.py\\\", "
+      "line 9, "
       "in <module>\\n    run_my_stuff()\\nNameError: name 'run_my_stuff' is not defined\"}\n"
       "{\"msg\": \"second\", \"pid\": 7, \"hostname\": \"gpu-1\"}\n");
   CHECK(result.format == "jsonl");
   CHECK(result.texts == Texts{"Got exception on main handler", "Traceback (most recent call last):",
                               "  File \"C:\\Users\\LLIU82\\localtest\\test.py\", line 9, in <module>",
-                              "    run_my_stuff()", "NameError: name 'run_my_stuff' is not defined", "second"});
+                              "    run_my_stuff()", "NameError: name 'run_my_stuff' is not defined",
+                              "second"});
   CHECK(result.records[4].line == 1);
   CHECK(result.records[0].time == "2021-01-22T09:22:46.028Z");
   CHECK(result.records[5] == Decoded{"second", 2, "", "gpu-1", 7});
@@ -167,26 +177,31 @@ TEST_CASE("envelope: JSON lines: message, msg or log, and exc_info as further li
 
 TEST_CASE("envelope: torchelastic error.json: the nested shape gives the callstack's lines") {
   auto result = read_all(
-      "{\"message\": {\"message\": \"ValueError: Total number of attention heads (32) must be divisible by tensor "
+      "{\"message\": {\"message\": \"ValueError: Total number of attention heads (32) must be divisible by "
+      "tensor "
       "parallel size (6).\", \"extraInfo\": {\"py_callstack\": \"Traceback (most recent call last):\\n  File "
-      "\\\"/app/train.py\\\", line 12, in <module>\\n    main()\\nValueError: Total number of attention heads (32) "
+      "\\\"/app/train.py\\\", line 12, in <module>\\n    main()\\nValueError: Total number of attention "
+      "heads (32) "
       "must be divisible by tensor parallel size (6).\\n\", \"timestamp\": \"1700000000\"}}}\n");
   CHECK(result.format == "torchelastic-error");
-  CHECK(result.texts == Texts{"Traceback (most recent call last):", "  File \"/app/train.py\", line 12, in <module>",
-                              "    main()",
-                              "ValueError: Total number of attention heads (32) must be divisible by tensor parallel "
-                              "size (6)."});
+  CHECK(result.texts ==
+        Texts{"Traceback (most recent call last):", "  File \"/app/train.py\", line 12, in <module>",
+              "    main()",
+              "ValueError: Total number of attention heads (32) must be divisible by tensor parallel "
+              "size (6)."});
   CHECK(result.records[0].time == "2023-11-14T22:13:20Z");
 }
 
 TEST_CASE("envelope: torchelastic error.json: the plain shape with a top-level timestamp") {
-  auto result = read_all("{\"message\": \"RuntimeError: CUDA error: out of memory\", \"timestamp\": 1700000000}\n");
+  auto result =
+      read_all("{\"message\": \"RuntimeError: CUDA error: out of memory\", \"timestamp\": 1700000000}\n");
   CHECK(result.format == "torchelastic-error");
   CHECK(result.texts == Texts{"RuntimeError: CUDA error: out of memory"});
   CHECK(result.records[0].time == "2023-11-14T22:13:20Z");
 }
 
-TEST_CASE("envelope: a logger's JSON with message and timestamp and more keys is JSON lines, not an error file") {
+TEST_CASE(
+    "envelope: a logger's JSON with message and timestamp and more keys is JSON lines, not an error file") {
   auto result = read_all("{\"message\": \"hi\", \"timestamp\": 1700000000, \"level\": \"INFO\"}\n");
   CHECK(result.format == "jsonl");
 }

@@ -1,9 +1,9 @@
 // JsonWriter (src/base/json_writer.hpp): escaping, layout, inline arrays.
+#include "base/json_writer.hpp"
+
 #include <doctest/doctest.h>
 
 #include <limits>
-
-#include "base/json_writer.hpp"
 
 using namespace faultline;
 
@@ -30,18 +30,20 @@ TEST_CASE("escaping other control characters and DEL as \\u00XX") {
 }
 
 TEST_CASE("valid UTF-8 passes through unchanged") {
-  CHECK(escaped("\xc3\xa9t\xc3\xa9") == "\"\xc3\xa9t\xc3\xa9\"");             // 2-byte
+  CHECK(escaped("\xc3\xa9t\xc3\xa9") == "\"\xc3\xa9t\xc3\xa9\"");  // 2-byte
   CHECK(escaped("TP=2\xc3\x97PP=4") == "\"TP=2\xc3\x97PP=4\"");
-  CHECK(escaped("\xe2\x82\xac") == "\"\xe2\x82\xac\"");                        // 3-byte
-  CHECK(escaped("\xf0\x9f\x94\xa5") == "\"\xf0\x9f\x94\xa5\"");                // 4-byte
+  CHECK(escaped("\xe2\x82\xac") == "\"\xe2\x82\xac\"");          // 3-byte
+  CHECK(escaped("\xf0\x9f\x94\xa5") == "\"\xf0\x9f\x94\xa5\"");  // 4-byte
 }
 
 TEST_CASE("invalid UTF-8 bytes become \\ufffd") {
-  CHECK(escaped("a\xff" "b") == R"("a\ufffdb")");
+  CHECK(escaped("a\xff"
+                "b") == R"("a\ufffdb")");
   CHECK(escaped("\x80") == R"("\ufffd")");
   CHECK(escaped("\xc0\xaf") == R"("\ufffd\ufffd")");  // 0xc0 is never a lead byte
   CHECK(escaped("x\xc3") == R"("x\ufffd")");          // sequence cut at the end
-  CHECK(escaped("\xe2\x82" "A") == R"("\ufffd\ufffdA")");  // continuation missing
+  CHECK(escaped("\xe2\x82"
+                "A") == R"("\ufffd\ufffdA")");  // continuation missing
 }
 
 TEST_CASE("bytes 0xf8 to 0xff never start a sequence") {
@@ -63,7 +65,14 @@ TEST_CASE("pretty objects put one key per line, indented by two") {
 
 TEST_CASE("empty containers stay on one line") {
   JsonWriter writer;
-  writer.begin_object().key("list").begin_array().end_array().key("map").begin_object().end_object().end_object();
+  writer.begin_object()
+      .key("list")
+      .begin_array()
+      .end_array()
+      .key("map")
+      .begin_object()
+      .end_object()
+      .end_object();
   CHECK(writer.text() == "{\n  \"list\": [],\n  \"map\": {}\n}");
 }
 
@@ -110,7 +119,8 @@ TEST_CASE("compact output has no spaces or newlines") {
 
 TEST_CASE("doubles print with three significant digits, non-finite ones as null") {
   JsonWriter writer(false);
-  writer.begin_array().number(0.8).number(0.25).number(1.0 / 3).number(std::numeric_limits<double>::infinity());
+  writer.begin_array().number(0.8).number(0.25).number(1.0 / 3).number(
+      std::numeric_limits<double>::infinity());
   writer.number(std::numeric_limits<double>::quiet_NaN()).end_array();
   CHECK(writer.text() == "[0.8,0.25,0.333,null,null]");
 }

@@ -15,9 +15,10 @@ using faultline::testing::diagnose_log;
 namespace {
 
 std::string watchdog(int rank, int second) {
-  return "[rank" + std::to_string(rank) + "]:[E611 14:3" + std::to_string(second / 10) + ":0" + std::to_string(second % 10) +
-         ".118000000 ProcessGroupNCCL.cpp:616] [Rank " + std::to_string(rank) +
-         "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4217, OpType=ALLREDUCE, NumelIn=16777216, "
+  return "[rank" + std::to_string(rank) + "]:[E611 14:3" + std::to_string(second / 10) + ":0" +
+         std::to_string(second % 10) + ".118000000 ProcessGroupNCCL.cpp:616] [Rank " + std::to_string(rank) +
+         "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4217, OpType=ALLREDUCE, "
+         "NumelIn=16777216, "
          "NumelOut=16777216, Timeout(ms)=600000) ran for 600081 milliseconds before timing out.\n";
 }
 
@@ -46,18 +47,20 @@ Root Cause (first observed failure):
 ============================================================
 )";
 
-const std::string kSteps = "[rank0]: step 200 | loss 2.9874\n[rank1]: step 200 | loss 2.9901\n"
-                           "[rank2]: step 200 | loss 2.9812\n[rank3]: step 200 | loss 2.9855\n";
+const std::string kSteps =
+    "[rank0]: step 200 | loss 2.9874\n[rank1]: step 200 | loss 2.9901\n"
+    "[rank2]: step 200 | loss 2.9812\n[rank3]: step 200 | loss 2.9855\n";
 
 }  // namespace
 
 TEST_CASE("a Root Cause block that names a victim loses to the rank that raised the error") {
-  std::string log = kSteps +
-                    "[rank2]: Traceback (most recent call last):\n"
-                    "[rank2]:   File \"/workspace/train.py\", line 212, in <module>\n"
-                    "[rank2]:     loss.backward()\n"
-                    "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total "
-                    "capacity of 79.15 GiB of which 1.12 GiB is free. Process 140283 has 78.02 GiB memory in use.\n";
+  std::string log =
+      kSteps +
+      "[rank2]: Traceback (most recent call last):\n"
+      "[rank2]:   File \"/workspace/train.py\", line 212, in <module>\n"
+      "[rank2]:     loss.backward()\n"
+      "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 has a total "
+      "capacity of 79.15 GiB of which 1.12 GiB is free. Process 140283 has 78.02 GiB memory in use.\n";
   for (int rank : {0, 1, 3}) log += watchdog(rank, 6);
   log += kSummary;
   auto analysis = diagnose_log(log);
@@ -86,7 +89,8 @@ TEST_CASE("the worker left out of torchrun's SIGTERM list is the one that exited
   // One node, four workers; NCCL INFO lines map each pid to its rank. The log ends before the
   // agent's "failed (exitcode: …)" line, so nothing else names the rank.
   std::string log =
-      "W0611 14:02:11.204000 140207 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable for "
+      "W0611 14:02:11.204000 140207 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment "
+      "variable for "
       "each process to be 1 in default\n";
   const char* bus[] = {"18000", "2a000", "3a000", "5d000"};
   for (int rank = 0; rank < 4; ++rank) {
@@ -97,15 +101,18 @@ TEST_CASE("the worker left out of torchrun's SIGTERM list is the one that exited
   }
   log += "[rank0]: step 200 | loss 2.9874\n";
   for (int pid : {140281, 140282, 140284}) {
-    log += "W0611 14:19:47.913000 140207 torch/distributed/elastic/multiprocessing/api.py:897] Sending process " +
-           std::to_string(pid) + " closing signal SIGTERM\n";
+    log +=
+        "W0611 14:19:47.913000 140207 torch/distributed/elastic/multiprocessing/api.py:897] Sending "
+        "process " +
+        std::to_string(pid) + " closing signal SIGTERM\n";
   }
   auto analysis = diagnose_log(log);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->cause == "nccl.remote_rank_failed");
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
   CHECK(analysis.diagnosis->reasons.back().ends_with(
-      "; the launcher sent its closing signal to pids 140281, 140282, 140284 on gpu-node-07 but not to pid 140283, "
+      "; the launcher sent its closing signal to pids 140281, 140282, 140284 on gpu-node-07 but not to pid "
+      "140283, "
       "rank 2 (by its NCCL lines): it had already exited (weak evidence)"));
 }
 
@@ -116,7 +123,8 @@ TEST_CASE("the SIGTERM list names no rank when the map of pids misses a signalle
   std::vector<faultline::rules::Finding> findings;
   for (int64_t pid : {100, 101}) {  // 101 is unknown: the map of that host is incomplete
     faultline::rules::Finding closing;
-    closing.facts = {{"pid", faultline::Value(pid)}, {"signal_name", faultline::Value(std::string("SIGTERM"))}};
+    closing.facts = {{"pid", faultline::Value(pid)},
+                     {"signal_name", faultline::Value(std::string("SIGTERM"))}};
     findings.push_back(closing);
   }
   CHECK_FALSE(faultline::correlate::process_not_signalled(findings, directory).has_value());

@@ -1,13 +1,14 @@
 // LineParser (src/parse/line_parser.hpp): launcher prefixes, log headers, timestamps, ANSI.
+#include "parse/line_parser.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "parse/line_parser.hpp"
 #include "parse_helpers.hpp"
 
-using faultline::Timestamp;
 using faultline::make_timestamp;
+using faultline::Timestamp;
 using faultline::parse::LineParser;
 using faultline::testing::copy;
 using faultline::testing::Parsed;
@@ -25,7 +26,9 @@ Parsed parse_one(const std::string& text, std::optional<int> rank_hint = std::nu
   return parse_with(parser, text, rank_hint);
 }
 
-std::string time_of(const Parsed& line) { return line.time.to_string(); }
+std::string time_of(const Parsed& line) {
+  return line.time.to_string();
+}
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 // LineReader (src/ingest/line_reader.hpp) over memory sources: line ends, carriage-return
 // segments, cut lines, binary input, and lines spanning blocks.
+#include "ingest/line_reader.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 
 #include "../e2e/scratch.hpp"
 #include "ingest/byte_source.hpp"
-#include "ingest/line_reader.hpp"
 #include "ingest/mapped_file.hpp"
 
 using faultline::ingest::LineReader;
@@ -158,7 +159,9 @@ TEST_CASE("every block size gives the same records") {
 }
 
 namespace {
-bool all_of_char(const std::string& text, char c) { return text.find_first_not_of(c) == std::string::npos; }
+bool all_of_char(const std::string& text, char c) {
+  return text.find_first_not_of(c) == std::string::npos;
+}
 }  // namespace
 
 TEST_CASE("an overlong line is cut at kMaxLineBytes and counted when read in small blocks") {
@@ -256,7 +259,8 @@ TEST_CASE("whether a log is binary does not depend on how its bytes arrive") {
     std::string status = reader.status() ? "" : reader.status().message();
     CHECK(status == result.status);
     bool binary = nul_at < LineReader::kBinaryCheckBytes;
-    CHECK(result.status == (binary ? "binary file (NUL byte at offset " + std::to_string(nul_at) + "), not a log" : ""));
+    CHECK(result.status ==
+          (binary ? "binary file (NUL byte at offset " + std::to_string(nul_at) + "), not a log" : ""));
   }
 }
 

@@ -1,7 +1,6 @@
 // Rule packs (src/rules/rule_set.hpp, loader.cpp): validation with FILE:LINE:COL messages,
 // and the shipped packs.
 #include <doctest/doctest.h>
-
 #include <re2/re2.h>
 
 #include "rules/rule_set.hpp"
@@ -81,7 +80,8 @@ TEST_CASE("a complete rule loads with every field") {
   CHECK(rule.refs == std::vector<std::string>{"https://example.com"});
   REQUIRE(rule.match_examples.size() == 2);
   CHECK(rule.match_examples[0].text == "heads (32) by tp (6)");
-  CHECK(rule.match_examples[0].facts == std::vector<std::pair<std::string, std::string>>{{"heads", "32"}, {"tp", "6"}});
+  CHECK(rule.match_examples[0].facts ==
+        std::vector<std::pair<std::string, std::string>>{{"heads", "32"}, {"tp", "6"}});
   CHECK(rule.match_examples[1].text == "heads (12) by tp (8)");
   CHECK(rule.no_match_examples == std::vector<std::string>{"heads (32) by tp (8)"});
   CHECK(rule.origin == "x.yaml:2");
@@ -249,7 +249,7 @@ TEST_CASE("an invalid role names the choices") {
     title: Out of memory
     role: cause
     match: 'oom'
-)") == "x.yaml:4:11: 'role' must be one of root_cause, symptom, not 'cause'");
+)") == "x.yaml:4:11: 'role' must be one of root_cause, symptom, recovery, not 'cause'");
 }
 
 TEST_CASE("an invalid scope names the choices") {
@@ -329,8 +329,9 @@ TEST_CASE("every shipped rule's cause is a known cause and its patterns compile"
 
 TEST_CASE("add_rules replaces a rule with the same id and keeps its place") {
   RuleSet set;
-  set.add_rules(load_ok("rules:\n  - id: cuda.oom\n    title: First\n    match: 'a'\n"
-                        "  - id: cuda.no_device\n    title: Other\n    match: 'b'\n"));
+  set.add_rules(
+      load_ok("rules:\n  - id: cuda.oom\n    title: First\n    match: 'a'\n"
+              "  - id: cuda.no_device\n    title: Other\n    match: 'b'\n"));
   set.add_rules(load_ok("rules:\n  - id: cuda.oom\n    title: Second\n    match: 'c'\n"));
   REQUIRE(set.rules().size() == 2);
   CHECK(set.rules()[0]->title == "Second");
@@ -352,4 +353,26 @@ TEST_CASE("Role and Scope names") {
   CHECK(std::string(to_string(Scope::kMessage)) == "message");
   CHECK(std::string(to_string(Scope::kEvent)) == "event");
   CHECK(std::string(to_string(Scope::kLine)) == "line");
+}
+
+TEST_CASE("frames need scope message, and priority an integer in range") {
+  CHECK(load_error(R"(rules:
+  - id: cuda.oom
+    title: Out of memory
+    scope: line
+    match: 'oom'
+    frames: ['alloc']
+)") == "x.yaml:6:13: 'frames' needs 'scope: message'");
+  CHECK(load_error(R"(rules:
+  - id: cuda.oom
+    title: Out of memory
+    priority: high
+    match: 'oom'
+)") == "x.yaml:4:15: 'priority' must be an integer from -1000 to 1000");
+  CHECK(load_error(R"(rules:
+  - id: cuda.oom
+    title: Out of memory
+    match: 'oom'
+    skip_frames: ['json']
+)") == "x.yaml:5:18: 'skip_frames' needs 'frames'");
 }

@@ -16,14 +16,12 @@
 
 #include "pipeline_helpers.hpp"
 
-
 namespace {
 
 constexpr int kHosts = 8;
 constexpr int kRanksPerHost = 8;
 constexpr int kCulprit = 37;
 constexpr int kCulpritHost = kCulprit / kRanksPerHost;
-
 
 struct GeneratedLine {
   double true_time = 0;  // when it was printed, on a perfect clock; orders the merged output
@@ -32,12 +30,14 @@ struct GeneratedLine {
 
 struct GeneratedJob {
   std::string log;
-  int second_oom_rank = -1;     // the rank that caught its out-of-memory error later
-  int naive_first_rank = -1;    // the earlier of the two by the printed whole seconds
-  std::vector<double> skew;     // per host, seconds its clock runs ahead
+  int second_oom_rank = -1;   // the rank that caught its out-of-memory error later
+  int naive_first_rank = -1;  // the earlier of the two by the printed whole seconds
+  std::vector<double> skew;   // per host, seconds its clock runs ahead
 };
 
-std::string host_name(int host) { return "node-" + std::to_string(host); }
+std::string host_name(int host) {
+  return "node-" + std::to_string(host);
+}
 
 // "1129 10:22:33" plus a fraction, as a host with clock offset `skew` prints `true_time`
 // (seconds since midnight of Nov 29).
@@ -46,8 +46,9 @@ std::string clock_text(double true_time, double skew, int fraction_digits) {
   auto whole = static_cast<long long>(std::floor(printed));
   double fraction = printed - static_cast<double>(whole);
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "1129 %02lld:%02lld:%02lld.%0*lld", whole / 3600, whole / 60 % 60, whole % 60,
-                fraction_digits, static_cast<long long>(fraction * std::pow(10.0, fraction_digits)));
+  std::snprintf(buffer, sizeof buffer, "1129 %02lld:%02lld:%02lld.%0*lld", whole / 3600, whole / 60 % 60,
+                whole % 60, fraction_digits,
+                static_cast<long long>(fraction * std::pow(10.0, fraction_digits)));
   return buffer;
 }
 
@@ -58,7 +59,9 @@ long long printed_second(double true_time, double skew) {
 // `timestamps`: false drops every header with a time; only prefixes and watchdog fields remain.
 GeneratedJob generate(unsigned seed, bool timestamps) {
   std::mt19937 random(seed);
-  auto uniform = [&](double low, double high) { return std::uniform_real_distribution<double>(low, high)(random); };
+  auto uniform = [&](double low, double high) {
+    return std::uniform_real_distribution<double>(low, high)(random);
+  };
   GeneratedJob job;
   for (int host = 0; host < kHosts; ++host) job.skew.push_back(uniform(-3.0, 3.0));
   job.skew[kCulpritHost] = uniform(5.5, 7.5);  // ahead: its errors look later than they were
@@ -79,8 +82,9 @@ GeneratedJob generate(unsigned seed, bool timestamps) {
     std::string prefix = host_name(host) + ": [rank" + std::to_string(rank) + "]:";
     int pid = 40000 + rank * 7;
     auto torch_log = [&](double at, char level, const std::string& where, const std::string& message) {
-      std::string header = timestamps ? std::string(1, level) + clock_text(at, skew, 6) + " " + std::to_string(pid) + " "
-                                      : std::string();
+      std::string header =
+          timestamps ? std::string(1, level) + clock_text(at, skew, 6) + " " + std::to_string(pid) + " "
+                     : std::string();
       lines.push_back({at, prefix + header + where + "] " + message});
     };
     auto c10_log = [&](double at, const std::string& message) {
@@ -93,12 +97,13 @@ GeneratedJob generate(unsigned seed, bool timestamps) {
     torch_log(progress_time, 'I', "train.py:212", "step " + std::to_string(step) + " loss 2.31");
     if (rank == kCulprit) {
       double at = oom_time;
-      for (const std::string& text : std::vector<std::string>{"Traceback (most recent call last):", "  File \"/workspace/train.py\", line 241, in <module>",
-                               "    loss = model(batch).loss",
-                               "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU " + gpu +
-                                   " has a total capacity of 79.15 GiB of which 1.02 GiB is free. Including non-PyTorch "
-                                   "memory, this process has 78.11 GiB memory in use. Of the allocated memory 75.40 GiB "
-                                   "is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated."}) {
+      for (const std::string& text : std::vector<std::string>{
+               "Traceback (most recent call last):", "  File \"/workspace/train.py\", line 241, in <module>",
+               "    loss = model(batch).loss",
+               "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU " + gpu +
+                   " has a total capacity of 79.15 GiB of which 1.02 GiB is free. Including non-PyTorch "
+                   "memory, this process has 78.11 GiB memory in use. Of the allocated memory 75.40 GiB "
+                   "is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated."}) {
         lines.push_back({at, host_name(host) + ": [rank" + std::to_string(rank) + "]: " + text});
         at += 0.001;
       }
@@ -106,24 +111,33 @@ GeneratedJob generate(unsigned seed, bool timestamps) {
     }
     double start = oom_time + uniform(-0.5, 0.5);
     if (rank == job.second_oom_rank) {
-      torch_log(second_oom_time, 'W', "train.py:260",
-                "step " + std::to_string(step) + ": skipping the batch after torch.OutOfMemoryError: CUDA out of "
-                "memory. Tried to allocate 1.75 GiB. GPU " + gpu + " has a total capacity of 79.15 GiB of which "
-                "1.31 GiB is free. Including non-PyTorch memory, this process has 77.82 GiB memory in use. Of the "
-                "allocated memory 74.96 GiB is allocated by PyTorch, and 1.44 GiB is reserved by PyTorch but "
-                "unallocated.");
+      torch_log(
+          second_oom_time, 'W', "train.py:260",
+          "step " + std::to_string(step) +
+              ": skipping the batch after torch.OutOfMemoryError: CUDA out of "
+              "memory. Tried to allocate 1.75 GiB. GPU " +
+              gpu +
+              " has a total capacity of 79.15 GiB of which "
+              "1.31 GiB is free. Including non-PyTorch memory, this process has 77.82 GiB memory in use. Of "
+              "the "
+              "allocated memory 74.96 GiB is allocated by PyTorch, and 1.44 GiB is reserved by PyTorch but "
+              "unallocated.");
       start = second_oom_time + 0.3;
     }
     int ran_for_ms = 600000 + std::uniform_int_distribution<int>(5, 1500)(random);
     double timeout_time = start + ran_for_ms / 1000.0;
     std::string work = "[PG ID 0 PG GUID 0(default_pg) Rank " + std::to_string(rank) + "] ";
     c10_log(timeout_time, work + "Exception (either an error or timeout) detected by watchdog at work: " +
-                              std::to_string(seq_num) + ", last enqueued NCCL work: " + std::to_string(seq_num) +
+                              std::to_string(seq_num) +
+                              ", last enqueued NCCL work: " + std::to_string(seq_num) +
                               ", last completed NCCL work: " + std::to_string(seq_num - 1) + ".");
-    c10_log(timeout_time + 0.001, "[Rank " + std::to_string(rank) + "] Watchdog caught collective operation timeout: "
-                                  "WorkNCCL(SeqNum=" + std::to_string(seq_num) + ", OpType=ALLREDUCE, NumelIn=1048576, "
-                                  "NumelOut=1048576, Timeout(ms)=600000) ran for " + std::to_string(ran_for_ms) +
-                                  " milliseconds before timing out.");
+    c10_log(timeout_time + 0.001, "[Rank " + std::to_string(rank) +
+                                      "] Watchdog caught collective operation timeout: "
+                                      "WorkNCCL(SeqNum=" +
+                                      std::to_string(seq_num) +
+                                      ", OpType=ALLREDUCE, NumelIn=1048576, "
+                                      "NumelOut=1048576, Timeout(ms)=600000) ran for " +
+                                      std::to_string(ran_for_ms) + " milliseconds before timing out.");
   }
   // pdsh merges the hosts' output as it arrives.
   std::stable_sort(lines.begin(), lines.end(),
@@ -162,15 +176,17 @@ TEST_CASE("64 ranks on 8 hosts with skewed clocks: the rank that ran out of memo
     REQUIRE(analysis.diagnosis.has_value());
     CHECK(analysis.diagnosis->cause == "cuda.oom");
     CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(kCulprit));
-    CHECK(any_reason_contains(*analysis.diagnosis, "clock skew mattered: " + host_name(kCulpritHost) + "'s clock runs "));
+    CHECK(any_reason_contains(*analysis.diagnosis,
+                              "clock skew mattered: " + host_name(kCulpritHost) + "'s clock runs "));
     CHECK(any_reason_contains(*analysis.diagnosis, "ALLREDUCE SeqNum"));
     REQUIRE(analysis.findings.size() >= 2);
-    CHECK(analysis.findings[0].ranks == std::vector<int>{std::min(kCulprit, job.second_oom_rank),
-                                                         std::max(kCulprit, job.second_oom_rank)});
+    CHECK(analysis.findings[0].ranks ==
+          std::vector<int>{std::min(kCulprit, job.second_oom_rank), std::max(kCulprit, job.second_oom_rank)});
   }
 }
 
-TEST_CASE("64 ranks on 8 hosts without timestamps: the watchdog fields name the rank that ran out of memory") {
+TEST_CASE(
+    "64 ranks on 8 hosts without timestamps: the watchdog fields name the rank that ran out of memory") {
   for (unsigned seed : kSeeds) {
     CAPTURE(seed);
     GeneratedJob job = generate(seed, false);
@@ -179,6 +195,7 @@ TEST_CASE("64 ranks on 8 hosts without timestamps: the watchdog fields name the 
     REQUIRE(analysis.diagnosis.has_value());
     CHECK(analysis.diagnosis->cause == "cuda.oom");
     CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(kCulprit));
-    CHECK(any_reason_contains(*analysis.diagnosis, "no timestamps order them; rank 37 never reached collective SeqNum"));
+    CHECK(any_reason_contains(*analysis.diagnosis,
+                              "no timestamps order them; rank 37 never reached collective SeqNum"));
   }
 }

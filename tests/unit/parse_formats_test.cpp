@@ -25,13 +25,18 @@ namespace {
 // Every line (and piece) of `text`, through one parser.
 std::vector<Parsed> parse_all(std::string_view text) {
   std::vector<Parsed> out;
-  faultline::testing::for_each_line(text, std::nullopt, [&](const faultline::parse::Line& line) { out.push_back(copy(line)); });
+  faultline::testing::for_each_line(text, std::nullopt,
+                                    [&](const faultline::parse::Line& line) { out.push_back(copy(line)); });
   return out;
 }
 
-Parsed parse_one(std::string_view text) { return parse_all(text).front(); }
+Parsed parse_one(std::string_view text) {
+  return parse_all(text).front();
+}
 
-std::vector<Event> assemble(std::string_view text) { return faultline::testing::assemble_text(text); }
+std::vector<Event> assemble(std::string_view text) {
+  return faultline::testing::assemble_text(text);
+}
 
 const Event* find_kind(const std::vector<Event>& events, EventKind kind) {
   for (const auto& event : events) {
@@ -46,7 +51,8 @@ const Event* find_kind(const std::vector<Event>& events, EventKind kind) {
 
 TEST_CASE("pdsh host prefix before an NCCL line gives the host, and NCCL's own prefix the pid") {
   auto line = parse_one(
-      "rdma-gpu-train-worker-0: rdma-gpu-train-worker-0:19491:21059 [7] proxy.cc:1143 NCCL WARN Socket recv failed "
+      "rdma-gpu-train-worker-0: rdma-gpu-train-worker-0:19491:21059 [7] proxy.cc:1143 NCCL WARN Socket recv "
+      "failed "
       "while polling for opId=0x7fb582222f90");
   CHECK(line.host == "rdma-gpu-train-worker-0");
   CHECK(line.pid == 19491);
@@ -69,12 +75,16 @@ TEST_CASE("a pdsh host seen once prefixes plain lines after it, and a bare 'host
 }
 
 TEST_CASE("an exception or a note followed by text is not a host prefix") {
-  CHECK(parse_one("ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).")
+  CHECK(parse_one(
+            "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).")
             .text.starts_with("ValueError: "));
-  CHECK(parse_one("socketProgressOpt: Call to recv from 10.119.24.53<49901> failed : Broken pipe").host.empty());
-  CHECK(parse_one("LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0,1,2,3]").text == "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0,1,2,3]");
+  CHECK(parse_one("socketProgressOpt: Call to recv from 10.119.24.53<49901> failed : Broken pipe")
+            .host.empty());
+  CHECK(parse_one("LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0,1,2,3]").text ==
+        "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0,1,2,3]");
   CHECK(parse_one("srun: error: slurm-job-compute-0-0: tasks 2-7: Exited with exit code 1").host.empty());
-  CHECK(parse_one("torch.distributed.DistBackendError: [rank0]: x").text.starts_with("torch.distributed.DistBackendError"));
+  CHECK(parse_one("torch.distributed.DistBackendError: [rank0]: x")
+            .text.starts_with("torch.distributed.DistBackendError"));
 }
 
 // ---- Ray (vllm-project/vllm#13136, PeterGriffinJin/Search-R1#134, areal-project/AReaL#25) ----
@@ -90,7 +100,8 @@ TEST_CASE("Ray prefix with caret-escaped colour gives pid and ip") {
 
 TEST_CASE("Ray dedup suffix is removed from the text and counted") {
   auto line = parse_one(
-      "(WorkerDict pid=358920)   File \"/data/miniconda3/envs/searchr1/lib/python3.9/site-packages/ray/_private/"
+      "(WorkerDict pid=358920)   File "
+      "\"/data/miniconda3/envs/searchr1/lib/python3.9/site-packages/ray/_private/"
       "worker.py\", line 953 in main_loop [repeated 3x across cluster]");
   CHECK(line.repeated == 3);
   CHECK(line.text.ends_with("line 953 in main_loop"));
@@ -99,11 +110,13 @@ TEST_CASE("Ray dedup suffix is removed from the text and counted") {
 
 TEST_CASE("Ray task names with a slash and the raylet prefix") {
   auto line = parse_one(
-      "(model_worker/7 pid=20331) ncclRemoteError: A call failed possibly due to a network error or a remote process "
+      "(model_worker/7 pid=20331) ncclRemoteError: A call failed possibly due to a network error or a remote "
+      "process "
       "exiting prematurely.");
   CHECK(line.pid == 20331);
   CHECK(line.text.starts_with("ncclRemoteError: "));
-  CHECK(parse_one("(raylet) [2026-11-29 10:22:33,100 E 123 456] worker_pool.cc:1: Some workers died").text.starts_with("[2026"));
+  CHECK(parse_one("(raylet) [2026-11-29 10:22:33,100 E 123 456] worker_pool.cc:1: Some workers died")
+            .text.starts_with("[2026"));
   CHECK(parse_one("(raylet, ip=10.0.0.2) A worker died or was killed").host == "10.0.0.2");
 }
 
@@ -111,7 +124,8 @@ TEST_CASE("Ray task names with a slash and the raylet prefix") {
 
 TEST_CASE("vLLM V1 worker prefix names the rank, and the header after it") {
   auto line = parse_one(
-      "(VllmWorker rank=0 pid=161) ERROR 05-17 01:58:02 [multiproc_executor.py:487] Traceback (most recent call last):");
+      "(VllmWorker rank=0 pid=161) ERROR 05-17 01:58:02 [multiproc_executor.py:487] Traceback (most recent "
+      "call last):");
   CHECK(line.rank == 0);
   CHECK(line.pid == 161);
   CHECK(line.severity == 'E');
@@ -126,7 +140,8 @@ TEST_CASE("vLLM EngineCore_DP0 names a data-parallel rank, not a rank") {
 
 TEST_CASE("nested vLLM and Ray prefixes with a dedup suffix") {
   auto line = parse_one(
-      "(EngineCore_DP0 pid=752) (RayWorkerWrapper pid=923) INFO 12-03 18:28:55 [gpu_worker.py:359] Available KV cache "
+      "(EngineCore_DP0 pid=752) (RayWorkerWrapper pid=923) INFO 12-03 18:28:55 [gpu_worker.py:359] Available "
+      "KV cache "
       "memory: 26.98 GiB [repeated 2x across cluster]");
   CHECK(line.pid == 923);
   CHECK(line.repeated == 2);
@@ -141,7 +156,8 @@ TEST_CASE("vLLM Worker_TPn gives the TP rank; Worker_PPp_TPn with p > 0 leaves t
 
 TEST_CASE("vLLM V0 process prefix (index only) keeps the old header") {
   auto line = parse_one(
-      "(VllmWorkerProcess pid=362295) INFO 10-07 10:20:14 multiproc_worker_utils.py:216] Worker ready; awaiting tasks");
+      "(VllmWorkerProcess pid=362295) INFO 10-07 10:20:14 multiproc_worker_utils.py:216] Worker ready; "
+      "awaiting tasks");
   CHECK(line.pid == 362295);
   CHECK(line.severity == 'I');
   CHECK(line.text == "Worker ready; awaiting tasks");
@@ -152,7 +168,8 @@ TEST_CASE("vLLM V0 process prefix (index only) keeps the old header") {
 TEST_CASE("SGLang's unprefixed traceback lines carry the rank of the record's first line") {
   auto lines = parse_all(
       "[2025-11-03 18:48:34 TP7] Scheduler hit an exception: Traceback (most recent call last):\n"
-      "  File \"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\", line 2810, in run_scheduler_process\n"
+      "  File \"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\", line 2810, in "
+      "run_scheduler_process\n"
       "ValueError: boom\n"
       "unrelated line\n");
   CHECK(lines[0].rank == 7);
@@ -164,7 +181,8 @@ TEST_CASE("SGLang's unprefixed traceback lines carry the rank of the record's fi
 TEST_CASE("SGLang DP TP EP prefix with milliseconds, and re-logged by a parent") {
   CHECK(parse_one("[2026-11-29 00:11:09.816 DP0 TP0 EP0] Scheduler hit an exception: x").rank == 0);
   auto line = parse_one(
-      "2025-03-08 02:04:48,693 - __main__ - INFO - [2025-03-08 02:04:48 TP0] Scheduler hit an exception: Traceback "
+      "2025-03-08 02:04:48,693 - __main__ - INFO - [2025-03-08 02:04:48 TP0] Scheduler hit an exception: "
+      "Traceback "
       "(most recent call last):");
   CHECK(line.rank == 0);
   CHECK(line.text == "Scheduler hit an exception: Traceback (most recent call last):");
@@ -201,7 +219,8 @@ TEST_CASE("a NeMo error record's continuation lines join its event") {
       "    tensor_model_parallel_size (6) does not divide 32\n"
       "done\n");
   REQUIRE(events.size() == 1);
-  CHECK(events[0].message == "Model parallel setup failed\ntensor_model_parallel_size (6) does not divide 32");
+  CHECK(events[0].message ==
+        "Model parallel setup failed\ntensor_model_parallel_size (6) does not divide 32");
   CHECK(events[0].lines.size() == 2);
 }
 
@@ -213,7 +232,8 @@ TEST_CASE("Lightning [rank: N] prefix") {
 
 TEST_CASE("TorchX role/replica prefix before a glog header; then before plain lines") {
   auto lines = parse_all(
-      "llama32_1b/0 I0601 20:17:03.073000 616467 site-packages/torch/distributed/elastic/agent/server/api.py:677] "
+      "llama32_1b/0 I0601 20:17:03.073000 616467 "
+      "site-packages/torch/distributed/elastic/agent/server/api.py:677] "
       "[default] Rendezvous'ing worker group\n"
       "llama32_1b/0 Traceback (most recent call last):\n");
   CHECK(lines[0].host == "llama32_1b/0");
@@ -252,7 +272,8 @@ TEST_CASE("docker compose service prefix names the container as host") {
 // ---- MPI and viewer line numbers (NVIDIA/nccl#1232, hiyouga/LlamaFactory#7396, openpmix/prrte#1405) ----
 
 TEST_CASE("MPICH [N] before an NCCL line is the rank") {
-  auto line = parse_one("[0] node0:13571:13571 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0");
+  auto line =
+      parse_one("[0] node0:13571:13571 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0");
   CHECK(line.rank == 0);
   CHECK(line.rank_from_prefix);
   CHECK(line.pid == 13571);
@@ -261,7 +282,8 @@ TEST_CASE("MPICH [N] before an NCCL line is the rank") {
 
 TEST_CASE("a viewer's line number before a [rankN]: prefix is not a rank") {
   auto line = parse_one(
-      "[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or "
+      "[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either "
+      "an error or "
       "timeout) detected by watchdog at work: 7753");
   CHECK(line.rank == 0);
   CHECK(line.severity == 'E');
@@ -279,7 +301,8 @@ TEST_CASE("line numbers counting up with the lines mark the source as numbered")
 TEST_CASE("PRRTE tag and Open MPI ctime tag still work") {
   CHECK(parse_one("[prterun-f5n18-100629@1,0]<stdout>: f5n18").rank == 0);
   auto line = parse_one(
-      "Fri Aug 11 12:31:45 2023[1,0]<stdout>:tomte401:1850301:1881341 [0] transport.cc:154 NCCL WARN Cuda failure "
+      "Fri Aug 11 12:31:45 2023[1,0]<stdout>:tomte401:1850301:1881341 [0] transport.cc:154 NCCL WARN Cuda "
+      "failure "
       "'invalid argument'");
   CHECK(line.rank == 0);
   CHECK(line.pid == 1850301);
@@ -290,7 +313,8 @@ TEST_CASE("PRRTE tag and Open MPI ctime tag still work") {
 
 TEST_CASE("NCCL's ncclCommInitRank line maps its pid to the rank; later lines of that pid get it") {
   auto lines = parse_all(
-      "gpu-a100-017:48214:48383 [3] NCCL INFO ncclCommInitRank comm 0x55d0e1b0 rank 3 nranks 8 cudaDev 3 nvmlDev 3 "
+      "gpu-a100-017:48214:48383 [3] NCCL INFO ncclCommInitRank comm 0x55d0e1b0 rank 3 nranks 8 cudaDev 3 "
+      "nvmlDev 3 "
       "busId 4e000 commId 0x9b1d0e3f6c2a7d11 - Init COMPLETE\n"
       "gpu-a100-017:48214:48390 [3] misc/socket.cc:46 NCCL WARN Connection closed\n"
       "gpu-a100-017:48215:48391 [4] misc/socket.cc:46 NCCL WARN Connection closed\n");
@@ -312,7 +336,8 @@ TEST_CASE("a smaller communicator does not replace the world rank of a pid") {
 
 TEST_CASE("a Ray worker's pid gets the rank of its NCCL init line") {
   auto lines = parse_all(
-      "(RayWorkerWrapper pid=923, ip=10.0.0.2) node:923:950 [0] NCCL INFO ncclCommInitRank comm 0x5 rank 6 nranks 8 "
+      "(RayWorkerWrapper pid=923, ip=10.0.0.2) node:923:950 [0] NCCL INFO ncclCommInitRank comm 0x5 rank 6 "
+      "nranks 8 "
       "cudaDev 0 - Init COMPLETE\n"
       "(RayWorkerWrapper pid=923, ip=10.0.0.2) ValueError: x\n");
   CHECK(lines[1].rank == 6);
@@ -363,35 +388,43 @@ TEST_CASE("a watchdog line glued to a progress bar is found (pytorch/pytorch#118
   auto line = parse_one(
       "Epoch 0:   6%|██                               | 32040/500150 [6:28:43<94:39:17,  1.37it/s, loss=2.6, "
       "v_num=95nc, reduced_train_loss=2.590, global_step=3.2e+4, consumed_samples=2.56e+7][E "
-      "ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96120, "
+      "ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: "
+      "WorkNCCL(SeqNum=96120, "
       "OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25624887 milliseconds before timing out.");
   CHECK(line.severity == 'E');
   CHECK(line.text.starts_with("[Rank 0] Watchdog caught collective operation timeout"));
-  auto slurm = parse_one("Epoch 3: 100%|██████████| 10/10 [09:46<00:00, 58.67s/it]slurmstepd: error: *** STEP 6053.0 ON "
-                         "DEL2212S020 CANCELLED AT 2024-04-23T12:18:08 ***");
+  auto slurm = parse_one(
+      "Epoch 3: 100%|██████████| 10/10 [09:46<00:00, 58.67s/it]slurmstepd: error: *** STEP 6053.0 ON "
+      "DEL2212S020 CANCELLED AT 2024-04-23T12:18:08 ***");
   CHECK(slurm.text.starts_with("slurmstepd: error: *** STEP"));
 }
 
 TEST_CASE("a watchdog line hard-wrapped mid-number is mended (Lightning-AI/pytorch-lightning#20832)") {
   std::string head =
-      "[rank1]:[E1129 10:32:32.031475513 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+      "[rank1]:[E1129 10:32:32.031475513 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
+      "operation "
       "timeout: WorkNCCL(SeqNum=532339, OpType=BROADCAST, NumelIn=5164000, NumelOut=5";
-  auto lines = parse_all(head + "\n164000, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out.\n");
+  auto lines =
+      parse_all(head + "\n164000, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out.\n");
   REQUIRE(lines.size() == 2);
   CHECK(lines[1].continues_previous);
   CHECK(lines[1].text_rebuilt);
   CHECK(lines[1].rank == 1);
   CHECK(lines[1].severity == 'E');
-  CHECK(lines[1].text.ends_with("NumelOut=5164000, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out."));
-  auto events = assemble(head + "\n164000, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out.\n");
+  CHECK(lines[1].text.ends_with(
+      "NumelOut=5164000, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out."));
+  auto events =
+      assemble(head + "\n164000, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out.\n");
   REQUIRE(events.size() == 1);
   CHECK(events[0].rank == 1);
-  CHECK(events[0].message.ends_with("NumelOut=5164000, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out."));
+  CHECK(events[0].message.ends_with(
+      "NumelOut=5164000, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out."));
   CHECK(events[0].lines.size() == 1);
 }
 
 TEST_CASE("an exception line wrapped at the terminal's width is mended in the traceback's message") {
-  std::string head = "[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parall";
+  std::string head =
+      "[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parall";
   std::string wide(head.size(), '=');  // another line as wide as the terminal
   auto events = assemble(wide + "\n" +
                          "[rank3]: Traceback (most recent call last):\n"
@@ -399,7 +432,8 @@ TEST_CASE("an exception line wrapped at the terminal's width is mended in the tr
                          head + "\nel size (6).\n");
   REQUIRE(events.size() == 1);
   CHECK(events[0].rank == 3);
-  CHECK(events[0].message == "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
+  CHECK(events[0].message ==
+        "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
 }
 
 TEST_CASE("a short line ending in a word is not joined to the next") {
@@ -416,7 +450,8 @@ TEST_CASE("a wrapped line's tail that starts a traceback is not joined (corpus-r
 
 TEST_CASE("two processes' terminate messages byte-interleaved are split (huggingface/open-r1#620)") {
   auto lines = parse_all(
-      "terminate called after throwing an instance of 'c10::DistBackendErrorterminate called after throwing an "
+      "terminate called after throwing an instance of 'c10::DistBackendErrorterminate called after throwing "
+      "an "
       "instance of ''\n");
   REQUIRE(lines.size() == 2);
   CHECK(lines[0].text == "terminate called after throwing an instance of 'c10::DistBackendError");
@@ -424,7 +459,9 @@ TEST_CASE("two processes' terminate messages byte-interleaved are split (hugging
 }
 
 TEST_CASE("many [rankN]: records on one line are split into lines") {
-  auto lines = parse_all("[rank0]: Traceback (most recent call last):[rank1]: Traceback (most recent call last):[rank0]:   File \"x\", line 1\n");
+  auto lines = parse_all(
+      "[rank0]: Traceback (most recent call last):[rank1]: Traceback (most recent call last):[rank0]:   File "
+      "\"x\", line 1\n");
   REQUIRE(lines.size() == 3);
   CHECK(lines[0].rank == 0);
   CHECK(lines[1].rank == 1);
@@ -434,11 +471,13 @@ TEST_CASE("many [rankN]: records on one line are split into lines") {
 
 TEST_CASE("a log flattened with literal \\n is split and unescaped") {
   auto events = assemble(
-      "'Traceback (most recent call last):\\n  File \\\"x.py\\\", line 9, in <module>\\n    run()\\nValueError: "
+      "'Traceback (most recent call last):\\n  File \\\"x.py\\\", line 9, in <module>\\n    "
+      "run()\\nValueError: "
       "Total number of attention heads (32) must be divisible by tensor parallel size (6).\\n'\n");
   const Event* traceback = find_kind(events, EventKind::kTraceback);
   REQUIRE(traceback != nullptr);
-  CHECK(traceback->message == "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
+  CHECK(traceback->message ==
+        "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
   CHECK(traceback->lines[1].text == "  File \"x.py\", line 9, in <module>");
 }
 

@@ -70,7 +70,8 @@ void for_each_line(std::string_view text, std::optional<int> rank_hint, Each eac
   }
 }
 
-inline std::vector<assemble::Event> assemble_text(std::string_view text, std::optional<int> rank_hint = std::nullopt) {
+inline std::vector<assemble::Event> assemble_text(std::string_view text,
+                                                  std::optional<int> rank_hint = std::nullopt) {
   std::vector<assemble::Event> events;
   assemble::Assembler assembler([&](assemble::Event&& event) { events.push_back(std::move(event)); });
   uint64_t sequence = 0;

@@ -1,7 +1,7 @@
 // rank_from_path (src/ingest/path_hints.hpp): the rank a per-rank log file's path names.
-#include <doctest/doctest.h>
-
 #include "ingest/path_hints.hpp"
+
+#include <doctest/doctest.h>
 
 using faultline::ingest::rank_from_path;
 

@@ -1,10 +1,11 @@
 // The CLI's pipeline (src/cli/pipeline.hpp): text through every stage to findings, and
 // JobRunner over memory sources.
+#include "cli/pipeline.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "cli/pipeline.hpp"
 #include "rules/rule_set.hpp"
 
 using faultline::Value;
@@ -67,15 +68,17 @@ TEST_CASE("findings_for_text takes the rank from the name it is given") {
 }
 
 TEST_CASE("findings_for_text finds nothing when the sizes divide") {
-  CHECK(findings_for_text(engine(), "ValueError: Total number of attention heads (32) must be divisible by "
-                                    "tensor parallel size (8).")
+  CHECK(findings_for_text(engine(),
+                          "ValueError: Total number of attention heads (32) must be divisible by "
+                          "tensor parallel size (8).")
             .empty());
   CHECK(findings_for_text(engine(), "all good\n").empty());
   CHECK(findings_for_text(engine(), "").empty());
 }
 
 TEST_CASE("findings_for_text strips ANSI and prefixes before matching") {
-  auto findings = findings_for_text(engine(), std::string("\x1b[31m[default0]:[rank1]: ") + kVllmError + "\x1b[0m\n");
+  auto findings =
+      findings_for_text(engine(), std::string("\x1b[31m[default0]:[rank1]: ") + kVllmError + "\x1b[0m\n");
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].rank == 1);
   CHECK(findings[0].local_rank == 0);
@@ -87,7 +90,8 @@ TEST_CASE("every shipped rule fires on its match examples with the listed facts"
       CAPTURE(rule->id);
       CAPTURE(example.text);
       auto findings = findings_for_text(engine(), example.text);
-      auto hit = std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.rule == rule; });
+      auto hit =
+          std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.rule == rule; });
       REQUIRE(hit != findings.end());
       for (const auto& [name, expected] : example.facts) {
         CAPTURE(name);

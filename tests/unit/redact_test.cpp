@@ -1,9 +1,9 @@
 // The Redactor of src/report/redact.hpp: what --redact masks, and what it must leave alone.
+#include "report/redact.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
-
-#include "report/redact.hpp"
 
 using faultline::report::Redactor;
 
@@ -13,7 +13,6 @@ std::string redact(const std::string& text) {
   Redactor redactor;
   return redactor.redact(text);
 }
-
 
 }  // namespace
 
@@ -35,7 +34,8 @@ TEST_CASE("MAC addresses are masked") {
 }
 
 TEST_CASE("times, C++ scopes, versions with three parts and plain numbers are not addresses") {
-  std::string line = "[W1129 10:22:30.123 ProcessGroupNCCL.cpp:1479] c10d::ProcessGroupNCCL std::vector NCCL 2.18.1";
+  std::string line =
+      "[W1129 10:22:30.123 ProcessGroupNCCL.cpp:1479] c10d::ProcessGroupNCCL std::vector NCCL 2.18.1";
   CHECK(redact(line) == line);
 }
 
@@ -72,7 +72,8 @@ TEST_CASE("host= and MASTER_ADDR= values are masked as hosts") {
 }
 
 TEST_CASE("user names in home paths are masked, and the same name elsewhere") {
-  CHECK(redact("File \"/home/alice/train.py\", line 3; owner alice") == "File \"/home/USER/train.py\", line 3; owner USER");
+  CHECK(redact("File \"/home/alice/train.py\", line 3; owner alice") ==
+        "File \"/home/USER/train.py\", line 3; owner USER");
   CHECK(redact("/Users/bob/x and /root/y") == "/Users/USER/x and /root/y");
 }
 
@@ -96,7 +97,8 @@ TEST_CASE("Bearer tokens, Authorization headers and password/token/secret/api_ke
 TEST_CASE("long random values of env-like KEY=value lines are masked, words and numbers are not") {
   CHECK(redact("WANDB_KEY=Zx81kPq0LmN3vB7cD2eF9gH4") == "WANDB_KEY=REDACTED");
   CHECK(redact("CHECKSUM=0123456789abcdef0123456789abcdef") == "CHECKSUM=REDACTED");
-  std::string kept = "NCCL_SOCKET_IFNAME=eth0 WORLD_SIZE=16 RUN_NAME=pretrain_llama_70b_stage2 MAX_TOKENS=4096";
+  std::string kept =
+      "NCCL_SOCKET_IFNAME=eth0 WORLD_SIZE=16 RUN_NAME=pretrain_llama_70b_stage2 MAX_TOKENS=4096";
   CHECK(redact(kept) == kept);
 }
 
@@ -117,5 +119,6 @@ TEST_CASE("redacted JSON stays JSON: replacements hold no quotes, backslashes or
   redactor.add_hosts({"node-3"});
   std::string json = R"({"evidence":["node-3: 10.0.0.1 /home/alice hf_)" + std::string(24, 'q') +
                      R"( alice@example.com"],"token":"x"})";
-  CHECK(redactor.redact(json) == R"({"evidence":["host-1: IP-1 /home/USER REDACTED EMAIL"],"token":"REDACTED"})");
+  CHECK(redactor.redact(json) ==
+        R"({"evidence":["host-1: IP-1 /home/USER REDACTED EMAIL"],"token":"REDACTED"})");
 }

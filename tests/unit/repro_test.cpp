@@ -38,7 +38,8 @@ TEST_CASE("heads that do not divide are refused in vLLM's words") {
   auto outcome = run_on_cpu(TpJob{.heads = 32, .kv_heads = 8, .tp = 6});
   CHECK(outcome.kind == TpOutcome::Kind::kRefused);
   CHECK(outcome.cause == "tp.heads_not_divisible");
-  CHECK(outcome.error == "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
+  CHECK(outcome.error ==
+        "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).");
 }
 
 TEST_CASE("KV heads that neither divide nor are divided by TP are refused") {
@@ -62,12 +63,14 @@ TEST_CASE("with TP above the KV heads each KV head is replicated and the result 
   CHECK(outcome.matches);
 }
 
-TEST_CASE("the vocabulary is padded to a multiple of vocab_multiple × TP and out-of-shard tokens are masked") {
-  TpJob job{.heads = 8, .kv_heads = 4, .head_dim = 4, .vocab = 1000, .vocab_multiple = 8, .tp = 4, .tokens = 6};
+TEST_CASE(
+    "the vocabulary is padded to a multiple of vocab_multiple × TP and out-of-shard tokens are masked") {
+  TpJob job{
+      .heads = 8, .kv_heads = 4, .head_dim = 4, .vocab = 1000, .vocab_multiple = 8, .tp = 4, .tokens = 6};
   CHECK(job.padded_vocab() == 1024);
   auto last = shard_of(job, 3);
   CHECK(last.vocab_begin == 768);
-  CHECK(last.vocab_end == 1024);  // rows 1000-1023 are padding
+  CHECK(last.vocab_end == 1024);                           // rows 1000-1023 are padding
   CHECK(faultline::repro::token_ids(job).front() == 999);  // in the shard with the padding
   auto outcome = run_on_cpu(job);
   REQUIRE(outcome.ran());
@@ -103,7 +106,8 @@ TEST_CASE("the thread all-reduce leaves the sum over every rank in every rank's 
         auto& buffer = buffers[static_cast<size_t>(rank)];
         for (int round = 0; round < 3; ++round) {
           buffer.assign(7, 0.0);
-          for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<double>(rank * 100 + round) + static_cast<double>(i);
+          for (size_t i = 0; i < buffer.size(); ++i)
+            buffer[i] = static_cast<double>(rank * 100 + round) + static_cast<double>(i);
           all_reduce.sum(rank, buffer);
         }
       });
@@ -153,9 +157,8 @@ TEST_CASE("scaling down keeps heads, KV heads and what TP divisibility sees") {
 }
 
 TEST_CASE("the full-size job has the model's real sizes and Megatron's vocabulary padding") {
-  TpJob job = faultline::repro::full_size_job(ModelGeometry{.heads = 32, .kv_heads = 8, .hidden = 4096,
-                                                           .ffn = 14336, .vocab = 128256},
-                                             8);
+  TpJob job = faultline::repro::full_size_job(
+      ModelGeometry{.heads = 32, .kv_heads = 8, .hidden = 4096, .ffn = 14336, .vocab = 128256}, 8);
   CHECK(job.head_dim == 128);
   CHECK(job.hidden_size() == 4096);
   CHECK(job.ffn_size() == 14336);

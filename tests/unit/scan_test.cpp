@@ -14,7 +14,8 @@ using faultline::fnv1a;
 
 namespace {
 
-JobRecord job(std::string name, std::string cause, std::string fingerprint, std::vector<std::string> hosts = {}) {
+JobRecord job(std::string name, std::string cause, std::string fingerprint,
+              std::vector<std::string> hosts = {}) {
   JobRecord record;
   record.job = std::move(name);
   record.key = record.job;
@@ -86,7 +87,8 @@ TEST_CASE("lines that are not scan lines are refused with the reason") {
   CHECK(parse_line("not json").status().message().rfind("not JSON: ", 0) == 0);
   CHECK(parse_line(R"({"schema":"faultline.report/1"})").status().message() ==
         "not a faultline scan line (\"type\" is not job, skipped or summary)");
-  CHECK(parse_line(R"({"type":"job","job":"x"})").status().message() == "job line for 'x' without its \"report\"");
+  CHECK(parse_line(R"({"type":"job","job":"x"})").status().message() ==
+        "job line for 'x' without its \"report\"");
 }
 
 TEST_CASE("the summary is the same whatever the order of its jobs") {
@@ -100,10 +102,12 @@ TEST_CASE("the summary is the same whatever the order of its jobs") {
   CHECK_FALSE(forward.add(jobs.front()));  // the same job twice counts once
   CHECK(forward.to_json() == backward.to_json());
   std::string json = forward.to_json();
-  CHECK(json.find(R"("causes":[{"cause":"cuda.oom","jobs":2},{"cause":"tp.heads_not_divisible","jobs":1}])") !=
-        std::string::npos);
+  CHECK(
+      json.find(R"("causes":[{"cause":"cuda.oom","jobs":2},{"cause":"tp.heads_not_divisible","jobs":1}])") !=
+      std::string::npos);
   CHECK(json.find(R"({"fingerprint":"f1","cause":"cuda.oom","jobs":2,"example":"a"})") != std::string::npos);
-  CHECK(json.find(R"("failing_hosts":[{"host":"node1","jobs":2},{"host":"node2","jobs":1}])") != std::string::npos);
+  CHECK(json.find(R"("failing_hosts":[{"host":"node1","jobs":2},{"host":"node2","jobs":1}])") !=
+        std::string::npos);
   CHECK(json.find(R"("no_diagnosis":["d"])") != std::string::npos);
   CHECK(forward.skipped() == 1);
 }

@@ -1,12 +1,13 @@
 // The literal screen's plan and its prebuilt form: made once at build time for the shipped rules,
 // taken at run time only for those very rules, and the same as planning afresh.
+#include "rules/screen_plan.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
 #include "rules/engine.hpp"
 #include "rules/rule_set.hpp"
-#include "rules/screen_plan.hpp"
 
 using faultline::rules::LiteralScreen;
 using faultline::rules::load_prebuilt_screen;

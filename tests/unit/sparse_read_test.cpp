@@ -20,7 +20,9 @@ using faultline::rules::RuleSet;
 
 namespace {
 
-const faultline::rules::Engine& engine() { return faultline::testing::shipped_engine(); }
+const faultline::rules::Engine& engine() {
+  return faultline::testing::shipped_engine();
+}
 
 // What a reader of the report sees: the diagnosis, when it happened, and every finding group
 // with its ranks, occurrences and first evidence line.
@@ -94,7 +96,9 @@ void check_corpus(const fs::path& corpus) {
   CHECK(cases > 0);
 }
 
-std::string two_digits(int value) { return (value < 10 ? "0" : "") + std::to_string(value); }
+std::string two_digits(int value) {
+  return (value < 10 ? "0" : "") + std::to_string(value);
+}
 
 }  // namespace
 
@@ -127,16 +131,19 @@ TEST_CASE("a sparse read parses few lines and still dates an untimed traceback b
     int rank = step % 8;
     second = step / 8;
     log += "[rank" + std::to_string(rank) + "]: [2026-11-29 10:" + two_digits(second / 60 % 60) + ":" +
-           two_digits(second % 60) + "] iteration " + std::to_string(step) + " | lm loss: 2.31 | grad norm: 0.9\n";
+           two_digits(second % 60) + "] iteration " + std::to_string(step) +
+           " | lm loss: 2.31 | grad norm: 0.9\n";
     log += "[rank" + std::to_string(rank) + "]: data_loader: fetched batch " + std::to_string(step) + "\n";
   }
-  log += "[rank5]: Traceback (most recent call last):\n"
-         "[rank5]:   File \"train.py\", line 12, in <module>\n"
-         "[rank5]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).\n";
+  log +=
+      "[rank5]: Traceback (most recent call last):\n"
+      "[rank5]:   File \"train.py\", line 12, in <module>\n"
+      "[rank5]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel size "
+      "(6).\n";
   for (int rank = 0; rank < 8; ++rank) {
     if (rank == 5) continue;
-    log += "[rank" + std::to_string(rank) + "]:[E1129 11:30:00.000000000 ProcessGroupNCCL.cpp:1664] [PG ID 0 Rank " +
-           std::to_string(rank) +
+    log += "[rank" + std::to_string(rank) +
+           "]:[E1129 11:30:00.000000000 ProcessGroupNCCL.cpp:1664] [PG ID 0 Rank " + std::to_string(rank) +
            "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, "
            "NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n";
   }
@@ -165,9 +172,9 @@ TEST_CASE("a sparse read of a large log whose last line has no newline reads tha
     int rank = step % 8;
     log += "[rank" + std::to_string(rank) + "]: iteration " + std::to_string(step) + " | lm loss: 2.31\n";
     if (step % 50 == 0) {
-      log += "node1:" + std::to_string(9000 + rank) + ":9100 [" + std::to_string(rank) + "] NCCL INFO comm 0x55d5ca1f" +
-             std::to_string(rank) + "f30 rank " + std::to_string(rank) + " nranks 8 cudaDev " + std::to_string(rank) +
-             " - Init COMPLETE\n";
+      log += "node1:" + std::to_string(9000 + rank) + ":9100 [" + std::to_string(rank) +
+             "] NCCL INFO comm 0x55d5ca1f" + std::to_string(rank) + "f30 rank " + std::to_string(rank) +
+             " nranks 8 cudaDev " + std::to_string(rank) + " - Init COMPLETE\n";
     }
   }
   log += "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered";

@@ -1,7 +1,7 @@
 // Template (src/rules/template.hpp): text with {expression} holes.
-#include <doctest/doctest.h>
-
 #include "rules/template.hpp"
+
+#include <doctest/doctest.h>
 
 using faultline::Facts;
 using faultline::Value;

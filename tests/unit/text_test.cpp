@@ -1,7 +1,8 @@
 // Text helpers of src/base/text.hpp and the Value helpers of src/base/value.hpp.
+#include "base/text.hpp"
+
 #include <doctest/doctest.h>
 
-#include "base/text.hpp"
 #include "base/value.hpp"
 
 using namespace faultline;

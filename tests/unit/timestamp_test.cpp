@@ -1,8 +1,8 @@
 // Timestamps (src/base/timestamp.hpp): comparison across headers with and without a year,
 // and with c10's monotonic fractions.
-#include <doctest/doctest.h>
-
 #include "base/timestamp.hpp"
+
+#include <doctest/doctest.h>
 
 using namespace faultline;
 

@@ -90,8 +90,8 @@ TEST_CASE("Layout prints as TP=a×PP=b") {
 }
 
 TEST_CASE("layouts lists every TP x PP split of the GPUs, TP ascending") {
-  CHECK(layout_names(tp::layouts(8)) ==
-        std::vector<std::string>{"TP=1\xc3\x97PP=8", "TP=2\xc3\x97PP=4", "TP=4\xc3\x97PP=2", "TP=8\xc3\x97PP=1"});
+  CHECK(layout_names(tp::layouts(8)) == std::vector<std::string>{"TP=1\xc3\x97PP=8", "TP=2\xc3\x97PP=4",
+                                                                 "TP=4\xc3\x97PP=2", "TP=8\xc3\x97PP=1"});
   CHECK(tp::layouts(0).empty());
 }
 
