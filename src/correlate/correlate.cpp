@@ -9,6 +9,7 @@
 #include "base/text.hpp"
 #include "correlate/clock_skew.hpp"
 #include "correlate/fingerprint.hpp"
+#include "tp/model_catalogue.hpp"
 
 namespace faultline::correlate {
 namespace {
@@ -307,7 +308,8 @@ std::optional<InitiatingRank> behind_in_watchdog(const std::vector<int>& candida
 // The facts a diagnosis rests on: its group's, then what the job's other reports of the same
 // cause captured that it did not (a generic wording beside the framework's own line, a line
 // rule beside an event rule), earliest first.
-Facts diagnosis_facts(const FindingGroup& chosen, const std::vector<FindingGroup>& candidates) {
+Facts diagnosis_facts(const FindingGroup& chosen, const std::vector<FindingGroup>& candidates,
+                      const std::vector<JobFact>& job_facts) {
   Facts facts = chosen.facts;
   for (const auto& group : candidates) {
     if (&group == &chosen || group.rule->cause != chosen.rule->cause) continue;
@@ -315,7 +317,60 @@ Facts diagnosis_facts(const FindingGroup& chosen, const std::vector<FindingGroup
       if (!find_fact(facts, name)) set_fact(facts, name, value);
     }
   }
+  for (const auto& fact : job_facts) {
+    if (!find_fact(facts, fact.name)) set_fact(facts, fact.name, fact.value);
+  }
   return facts;
+}
+
+// The names of the sizes the catalogue gives, as facts.
+void add_catalogue_facts(const tp::CatalogueModel& model, std::vector<JobFact>& out) {
+  const tp::Geometry& g = model.geometry;
+  for (auto [name, size] :
+       {std::pair{"heads", g.heads}, std::pair{"kv_heads", g.kv_heads}, std::pair{"hidden", g.hidden},
+        std::pair{"ffn", g.ffn}, std::pair{"moe_ffn", g.moe_ffn}, std::pair{"experts", g.experts},
+        std::pair{"vocab", g.vocab}, std::pair{"layers", g.layers}}) {
+    if (!size) continue;
+    bool stated = std::any_of(out.begin(), out.end(), [&](const JobFact& fact) { return fact.name == name; });
+    if (!stated) out.push_back({name, Value(*size), {}, model.id});
+  }
+}
+
+// The job's facts: each name's first statement in input order, then what the catalogue holds
+// of a model the job names (a diagnosis' own `model` fact, or a fact rule's).
+std::vector<JobFact> collect_job_facts(const std::vector<Finding>& findings) {
+  std::vector<const Finding*> stated;
+  for (const auto& finding : findings) {
+    if (finding.rule->role == Role::kFact) stated.push_back(&finding);
+  }
+  std::stable_sort(stated.begin(), stated.end(),
+                   [](const Finding* a, const Finding* b) { return a->sequence < b->sequence; });
+  std::vector<JobFact> out;
+  for (const Finding* finding : stated) {
+    for (const auto& [name, value] : finding->facts) {
+      bool known =
+          std::any_of(out.begin(), out.end(), [&](const JobFact& fact) { return fact.name == name; });
+      if (known) continue;
+      out.push_back(
+          {name, value, finding->evidence.empty() ? rules::Evidence{} : finding->evidence.front(), ""});
+    }
+  }
+  std::vector<std::string> models;
+  for (const auto& fact : out) {
+    if (fact.name == "model" && std::holds_alternative<std::string>(fact.value))
+      models.push_back(std::get<std::string>(fact.value));
+  }
+  for (const auto& finding : findings) {
+    const Value* model = find_fact(finding.facts, "model");
+    if (model && std::holds_alternative<std::string>(*model)) models.push_back(std::get<std::string>(*model));
+  }
+  for (const auto& name : models) {
+    if (const tp::CatalogueModel* model = tp::find_model(name)) {
+      add_catalogue_facts(*model, out);
+      break;
+    }
+  }
+  return out;
 }
 
 Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vector<const Finding*>& members,
@@ -435,6 +490,70 @@ std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vecto
     story.push_back(line);
   }
   return story;
+}
+
+std::string sizes_phrase(const std::vector<int64_t>& sizes) {
+  std::vector<std::string> words;
+  for (int64_t size : sizes) words.push_back(std::to_string(size));
+  return join(words, ", ");
+}
+
+// The action, and for a layout cause the remedy in words and a verify command that tells the
+// crashed layout from the suggested one. The rule's own fix lines that list sizes from the
+// error line's numbers alone give way to the sizes from every known fact.
+void plan_remedy(Diagnosis& diagnosis, const FindingGroup& chosen) {
+  // Facts of the job that the rule's own match did not capture: then the rule's sizes, from the
+  // error line alone, may be wrong.
+  bool beyond_rule = false;
+  diagnosis.action = plan_action(diagnosis.cause, diagnosis.rule->id, diagnosis.facts, chosen.hosts);
+  const Action& action = diagnosis.action;
+  if (!action.suggest) return;
+  const tp::Suggestion& suggest = *action.suggest;
+  std::vector<std::string> used;
+  for (const auto& name : action.used) {
+    if (const Value* value = find_fact(diagnosis.facts, name))
+      used.push_back(name + " " + to_display(*value));
+    if (!find_fact(chosen.facts, name)) beyond_rule = true;
+  }
+  if (find_fact(diagnosis.facts, "layers") && !find_fact(chosen.facts, "layers")) beyond_rule = true;
+  std::string remedy = "Use TP " + std::to_string(suggest.tp) + " × PP " + std::to_string(suggest.pp) +
+                       " × DP " + std::to_string(suggest.dp);
+  if (action.gpus) remedy += " (keeps the job's " + std::to_string(*action.gpus) + " GPUs)";
+  if (!action.valid_tp.empty()) {
+    remedy += ": the model accepts TP " + sizes_phrase(action.valid_tp);
+    if (!used.empty()) remedy += " (from " + join(used, ", ") + ")";
+  }
+  if (const Value* layers = find_fact(diagnosis.facts, "layers"); layers && !action.valid_pp.empty()) {
+    remedy += ", and PP " + sizes_phrase(action.valid_pp) + " (from layers " + to_display(*layers) + ")";
+  }
+  std::vector<std::string> settings;
+  for (const auto& [name, value] : action.settings) settings.push_back(name + "=" + std::to_string(value));
+  remedy += "; set " + join(settings, ", ") + ".";
+  std::vector<std::string> fix = {remedy};
+  std::vector<std::string> missing;
+  for (const auto& name : action.unknown) {
+    if (name == "heads" || name == "kv_heads" || name == "ffn") missing.push_back(name);
+  }
+  if (!missing.empty()) {
+    fix.push_back(
+        "Not known from these logs: " + join(missing, ", ") +
+        "; each would narrow the TP sizes above (pass the model's config.json to faultline preflight).");
+  }
+  // With facts beyond the rule's, its own items that compute sizes from the error line's numbers
+  // alone give way, and so does its verify command.
+  for (const auto& item : diagnosis.rule->fix) {
+    const std::string& source = item.source();
+    bool computes_sizes =
+        source.find("divisor") != std::string::npos || source.find("valid_tp") != std::string::npos ||
+        source.find("layouts") != std::string::npos || source.find("next_multiple") != std::string::npos;
+    if (computes_sizes && beyond_rule) continue;
+    if (auto text = item.render(diagnosis.facts)) fix.push_back(std::move(*text));
+  }
+  diagnosis.fix = std::move(fix);
+  if (!beyond_rule && !diagnosis.verify.empty()) return;
+  if (std::string verify = verify_command(diagnosis.facts, suggest.tp, suggest.pp); !verify.empty()) {
+    diagnosis.verify = verify;
+  }
 }
 
 // Last resorts when the failure's lines name no rank: a job whose logs show one rank only,
@@ -590,6 +709,7 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   analysis.coverage = measure_coverage(analysis.shape, findings);
   if (findings.empty()) return analysis;
 
+  analysis.job_facts = collect_job_facts(findings);
   // Three tiers: the root causes rules know; errors no rule knows; symptoms. (Where another
   // rule knew an error's line, its priority has set the catch-all aside: keep_highest_priority.)
   // A recovery (a retry, a skip, a completed run) after an error no rule knows, on its rank,
@@ -605,7 +725,7 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   };
   std::vector<const Finding*> roots, unknown, symptoms;
   for (const auto& finding : findings) {
-    if (finding.rule->role == Role::kRecovery) continue;
+    if (finding.rule->role == Role::kRecovery || finding.rule->role == Role::kFact) continue;
     if (is_unrecognised(finding)) {
       if (!recovered(finding)) unknown.push_back(&finding);
     } else {
@@ -624,14 +744,15 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   size_t known_root_groups = root_groups.size();
   // An error no rule knows that came after a collective had already timed out is the hang's
   // collateral (an abort, a broken connection), not its cause.
-  bool after_hang = std::any_of(symptom_groups.begin(), symptom_groups.end(), [&](const FindingGroup& symptom) {
-    if (symptom.rule->cause != "nccl.watchdog_timeout" || unknown_groups.empty()) return false;
-    const FindingGroup& error = unknown_groups.front();
-    if (symptom.first_time.valid && error.first_time.valid) {
-      return compare(symptom.first_time, error.first_time).value_or(1) < 0;
-    }
-    return symptom.first_sequence <= error.first_sequence;
-  });
+  bool after_hang =
+      std::any_of(symptom_groups.begin(), symptom_groups.end(), [&](const FindingGroup& symptom) {
+        if (symptom.rule->cause != "nccl.watchdog_timeout" || unknown_groups.empty()) return false;
+        const FindingGroup& error = unknown_groups.front();
+        if (symptom.first_time.valid && error.first_time.valid) {
+          return compare(symptom.first_time, error.first_time).value_or(1) < 0;
+        }
+        return symptom.first_sequence <= error.first_sequence;
+      });
   if (after_hang) {
     unknown.clear();
     unknown_groups.clear();
@@ -651,7 +772,8 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
     }
   }
   sort_by_first_seen(members, offsets);
-  analysis.diagnosis = diagnose(chosen, diagnosis_facts(chosen, candidates), members, unknown_leads ? root_groups.size() : known_root_groups,
+  analysis.diagnosis = diagnose(chosen, diagnosis_facts(chosen, candidates, analysis.job_facts), members,
+                                unknown_leads ? root_groups.size() : known_root_groups,
                                 analysis.shape.ranks_seen, offsets, symptoms);
   if (!analysis.diagnosis->initiating_rank && chosen.ranks.empty()) {
     // The same failure often appears twice: a bare error line that names no rank, and a
@@ -686,6 +808,7 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   analysis.findings.insert(analysis.findings.end(), std::make_move_iterator(symptom_groups.begin()),
                            std::make_move_iterator(symptom_groups.end()));
   analysis.diagnosis->story = tell_story(*analysis.diagnosis, analysis.findings);
+  plan_remedy(*analysis.diagnosis, analysis.findings.front());
   return analysis;
 }
 

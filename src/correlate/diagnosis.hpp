@@ -8,6 +8,7 @@
 
 #include "base/timestamp.hpp"
 #include "base/value.hpp"
+#include "correlate/action.hpp"
 #include "correlate/peers.hpp"
 #include "rules/finding.hpp"
 
@@ -61,6 +62,9 @@ struct Diagnosis {
   std::vector<std::string> confirm;
   std::vector<std::string> fix;
   std::string verify;
+  // What to do: the kind of action, whether a restart would do, and for layout causes the sizes
+  // the model accepts from every known fact (action.hpp).
+  Action action;
   // What happened, in order: the initiating failure, then what the other ranks did. Delays
   // ("600 s later") are on the job's common clock when host clock offsets were estimated.
   std::vector<std::string> story;
@@ -86,6 +90,9 @@ struct JobAnalysis {
   Coverage coverage;
   std::optional<Diagnosis> diagnosis;
   std::vector<FindingGroup> findings;  // the diagnosis' group first, then root causes, then symptoms
+  // What the job says it is (arguments, model, layout; rules of role `fact`), and the sizes the
+  // model catalogue gives for a model it names: the first statement of each fact.
+  std::vector<JobFact> job_facts;
 };
 
 }  // namespace faultline::correlate

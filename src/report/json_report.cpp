@@ -30,6 +30,53 @@ void write_verification(JsonWriter& json, const Verification& verification) {
   json.end_object();
 }
 
+void write_sizes(JsonWriter& json, const std::vector<int64_t>& sizes) {
+  json.begin_inline_array();
+  for (int64_t size : sizes) json.number(size);
+  json.end_array();
+}
+
+void write_action(JsonWriter& json, const correlate::Action& action) {
+  json.begin_object();
+  json.key("kind").string(correlate::to_string(action.kind));
+  json.key("retryable").boolean(action.retryable);
+  json.key("valid").begin_object();
+  if (!action.valid_tp.empty()) {
+    json.key("tp");
+    write_sizes(json, action.valid_tp);
+  }
+  if (!action.valid_pp.empty()) {
+    json.key("pp");
+    write_sizes(json, action.valid_pp);
+  }
+  json.end_object();
+  json.key("suggest");
+  if (action.suggest) {
+    json.begin_object();
+    json.key("tp").number(action.suggest->tp);
+    json.key("pp").number(action.suggest->pp);
+    json.key("dp").number(action.suggest->dp);
+    json.end_object();
+  } else {
+    json.null();
+  }
+  json.key("gpus");
+  if (action.gpus)
+    json.number(*action.gpus);
+  else
+    json.null();
+  json.key("settings").begin_object();
+  for (const auto& [name, value] : action.settings) json.key(name).number(value);
+  json.end_object();
+  json.key("exclude_hosts");
+  write_strings(json, action.exclude_hosts);
+  json.key("rests_on");
+  write_strings(json, action.used);
+  json.key("unknown");
+  write_strings(json, action.unknown);
+  json.end_object();
+}
+
 void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis,
                      const Verification* verification) {
   json.begin_object();
@@ -59,6 +106,8 @@ void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis,
   json.key("verify").string(diagnosis.verify);
   json.key("story");
   write_strings(json, diagnosis.story);
+  json.key("action");
+  write_action(json, diagnosis.action);
   if (verification) {
     json.key("verification");
     write_verification(json, *verification);
@@ -92,6 +141,24 @@ void write_job(JsonWriter& json, const RunReport& report, size_t index) {
     write_diagnosis(json, *job.diagnosis, verification_of(report, index));
   else
     json.null();
+  json.key("job_facts").begin_array();
+  for (const auto& fact : job.job_facts) {
+    json.begin_object();
+    json.key("name").string(fact.name);
+    json.key("value");
+    if (const auto* number = std::get_if<int64_t>(&fact.value))
+      json.number(*number);
+    else
+      json.string(to_display(fact.value));
+    if (fact.catalogue.empty()) {
+      json.key("source").string(source_name(report, fact.where.source));
+      json.key("line").number(static_cast<int64_t>(fact.where.line));
+    } else {
+      json.key("catalogue").string(fact.catalogue);
+    }
+    json.end_object();
+  }
+  json.end_array();
   json.key("findings").begin_array();
   for (const auto& group : job.findings) {
     json.begin_object();

@@ -258,7 +258,11 @@ class PackLoader {
       if (auto category = scalar(node["category"], "category")) rule.category = *category;
     }
     if (node["role"])
-      choice(node["role"], "role", {{"root_cause", Role::kRootCause}, {"symptom", Role::kSymptom}, {"recovery", Role::kRecovery}},
+      choice(node["role"], "role",
+             {{"root_cause", Role::kRootCause},
+              {"symptom", Role::kSymptom},
+              {"recovery", Role::kRecovery},
+              {"fact", Role::kFact}},
              rule.role);
     if (node["scope"]) {
       choice(node["scope"], "scope",

@@ -235,9 +235,9 @@ class RuleDecoder {
   }
 
   Role role(uint8_t value) {
-    if (value > 2) {
-      in_.fail(in_.position() - 1,
-               "role " + std::to_string(value) + " is none of 0 (root_cause), 1 (symptom), 2 (recovery)");
+    if (value > 3) {
+      in_.fail(in_.position() - 1, "role " + std::to_string(value) +
+                                       " is none of 0 (root_cause), 1 (symptom), 2 (recovery), 3 (fact)");
       return Role::kRootCause;
     }
     return static_cast<Role>(value);

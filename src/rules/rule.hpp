@@ -21,7 +21,9 @@ namespace faultline::rules {
 
 // kRecovery: a sign that the job went on after an error (a retry, a skip, a completed run); such
 // findings are never reported, they set aside the errors no rule knows that they follow.
-enum class Role { kRootCause, kSymptom, kRecovery };
+// kFact: a line where the job states what it is (its arguments, its model, its layout); its
+// captures are the job's facts, which the diagnosis and its remedy draw on.
+enum class Role { kRootCause, kSymptom, kRecovery, kFact };
 enum class Scope { kMessage, kEvent, kLine };
 
 const char* to_string(Role role);

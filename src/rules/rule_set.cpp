@@ -10,9 +10,14 @@ namespace faultline::rules {
 
 const char* to_string(Role role) {
   switch (role) {
-    case Role::kRootCause: return "root_cause";
-    case Role::kSymptom: return "symptom";
-    case Role::kRecovery: return "recovery";
+    case Role::kRootCause:
+      return "root_cause";
+    case Role::kSymptom:
+      return "symptom";
+    case Role::kRecovery:
+      return "recovery";
+    case Role::kFact:
+      return "fact";
   }
   return "root_cause";
 }

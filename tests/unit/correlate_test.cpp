@@ -284,8 +284,17 @@ TEST_CASE("the diagnosis renders the rule's templates from the facts") {
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->title == "Heads not divisible");
   CHECK(analysis.diagnosis->explain == "32 heads over 6 ranks");
-  // The second fix needs a fact the match lacks, so it is left out.
-  CHECK(analysis.diagnosis->fix == std::vector<std::string>{"Use one of 1, 2, 4, 8, 16, 32."});
+  // First the remedy from every known fact (here the error line's two), with what it lacks; then
+  // the rule's items. The rule's second fix needs a fact the match lacks, so it is left out.
+  CHECK(
+      analysis.diagnosis->fix ==
+      std::vector<std::string>{
+          "Use TP 2 × PP 1 × DP 3 (keeps the job's 6 GPUs): the model accepts TP 1, 2, 4, 8, 16, 32 (from "
+          "heads "
+          "32); set tensor_parallel_size=2, pipeline_parallel_size=1, data_parallel_size=3.",
+          "Not known from these logs: kv_heads, ffn; each would narrow the TP sizes above (pass the model's "
+          "config.json to faultline preflight).",
+          "Use one of 1, 2, 4, 8, 16, 32."});
   CHECK(analysis.diagnosis->verify == "preflight --tp 4");
   CHECK(analysis.diagnosis->facts.size() == 2);
   CHECK(analysis.diagnosis->fingerprint == analysis.findings[0].fingerprint);

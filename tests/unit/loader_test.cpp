@@ -249,7 +249,7 @@ TEST_CASE("an invalid role names the choices") {
     title: Out of memory
     role: cause
     match: 'oom'
-)") == "x.yaml:4:11: 'role' must be one of root_cause, symptom, recovery, not 'cause'");
+)") == "x.yaml:4:11: 'role' must be one of root_cause, symptom, recovery, fact, not 'cause'");
 }
 
 TEST_CASE("an invalid scope names the choices") {

@@ -338,7 +338,8 @@ TEST_CASE("a role or scope out of range is rejected") {
   REQUIRE(bytes[role] == 0);
   std::string bad_role = bytes;
   bad_role[role] = 7;
-  CHECK(decode_error(bad_role) == "byte 58: role 7 is none of 0 (root_cause), 1 (symptom), 2 (recovery)");
+  CHECK(decode_error(bad_role) ==
+        "byte 58: role 7 is none of 0 (root_cause), 1 (symptom), 2 (recovery), 3 (fact)");
   size_t scope = role + 1 + 4 + 5;  // role, severity "error"
   REQUIRE(bytes[scope] == 0);
   std::string bad_scope = bytes;

@@ -1,0 +1,163 @@
+#include "correlate/action.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace faultline::correlate {
+namespace {
+
+std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
+  const Value* value = find_fact(facts, name);
+  if (!value || !std::holds_alternative<int64_t>(*value) || std::get<int64_t>(*value) <= 0)
+    return std::nullopt;
+  return std::get<int64_t>(*value);
+}
+
+struct CauseAction {
+  ActionKind kind;
+  bool retryable;
+};
+
+// What each cause calls for. A configuration error fails again on restart; a host's memory
+// killer, a hang or a rendezvous hiccup may not; a hardware fault wants its host left out.
+CauseAction action_of(const std::string& cause) {
+  static const std::map<std::string, CauseAction, std::less<>> kActions = {
+      {"cuda.oom", {ActionKind::kFixConfig, false}},
+      {"cuda.illegal_memory_access", {ActionKind::kInvestigate, false}},
+      {"cuda.device_assert", {ActionKind::kInvestigate, false}},
+      {"cuda.hardware_xid_ecc", {ActionKind::kReplaceHardware, true}},
+      {"cuda.driver_mismatch", {ActionKind::kFixEnvironment, false}},
+      {"cuda.no_device", {ActionKind::kFixEnvironment, false}},
+      {"nccl.watchdog_timeout", {ActionKind::kRestart, true}},
+      {"nccl.collective_mismatch", {ActionKind::kInvestigate, false}},
+      {"nccl.unhandled_system_error", {ActionKind::kFixEnvironment, true}},
+      {"nccl.internal_error", {ActionKind::kInvestigate, false}},
+      {"nccl.invalid_usage", {ActionKind::kFixConfig, false}},
+      {"nccl.shm_p2p_failure", {ActionKind::kFixEnvironment, false}},
+      {"nccl.version_mismatch", {ActionKind::kFixEnvironment, false}},
+      {"nccl.remote_rank_failed", {ActionKind::kInvestigate, false}},
+      {"nccl.nvls_fabric_failure", {ActionKind::kFixEnvironment, false}},
+      {"dist.rendezvous_failure", {ActionKind::kRestart, true}},
+      {"dist.host_oom_killed", {ActionKind::kRestart, true}},
+      {"dist.worker_signal", {ActionKind::kInvestigate, false}},
+      {"io.storage_failure", {ActionKind::kFixEnvironment, false}},
+      {"tp.heterogeneous_gpus", {ActionKind::kFixEnvironment, false}},
+      {"unrecognised", {ActionKind::kInvestigate, false}},
+  };
+  if (auto it = kActions.find(cause); it != kActions.end()) return it->second;
+  if (cause.starts_with("tp.") || cause.starts_with("pp.")) return {ActionKind::kFixConfig, false};
+  return {ActionKind::kInvestigate, false};
+}
+
+bool names_any(std::string_view text, std::initializer_list<std::string_view> words) {
+  return std::any_of(words.begin(), words.end(),
+                     [&](std::string_view word) { return text.find(word) != text.npos; });
+}
+
+// The causes whose remedy is a layout the model accepts.
+bool is_layout_cause(const std::string& cause) {
+  return cause == "tp.heads_not_divisible" || cause == "tp.kv_heads_not_divisible" ||
+         cause == "tp.hidden_not_divisible" || cause == "tp.vocab_not_divisible" ||
+         cause == "tp.ffn_not_divisible" || cause == "tp.size_exceeds_gpus" ||
+         cause == "pp.layers_not_divisible";
+}
+
+}  // namespace
+
+const char* to_string(ActionKind kind) {
+  switch (kind) {
+    case ActionKind::kFixConfig:
+      return "fix_config";
+    case ActionKind::kRestart:
+      return "restart";
+    case ActionKind::kReplaceHardware:
+      return "replace_hardware";
+    case ActionKind::kFixEnvironment:
+      return "fix_environment";
+    case ActionKind::kInvestigate:
+      return "investigate";
+  }
+  return "investigate";
+}
+
+Action plan_action(const std::string& cause, const std::string& rule_id, const Facts& facts,
+                   const std::vector<std::string>& hosts) {
+  Action action;
+  auto [kind, retryable] = action_of(cause);
+  action.kind = kind;
+  action.retryable = retryable;
+  if (kind == ActionKind::kReplaceHardware) action.exclude_hosts = hosts;
+  if (!is_layout_cause(cause)) return action;
+
+  tp::Geometry model;
+  model.heads = int_fact(facts, "heads");
+  model.kv_heads = int_fact(facts, "kv_heads");
+  model.hidden = int_fact(facts, "hidden");
+  model.ffn = int_fact(facts, "ffn");
+  model.moe_ffn = int_fact(facts, "moe_ffn");
+  model.experts = int_fact(facts, "experts");
+  model.vocab = int_fact(facts, "vocab");
+  model.layers = int_fact(facts, "layers");
+  tp::SplitRules rules;
+  action.strict_kv_heads = names_any(rule_id, {"megatron", "nemo", "deepspeed", "colossal"}) ||
+                           find_fact(facts, "megatron") != nullptr;
+  rules.replicate_kv_heads = !action.strict_kv_heads;
+  rules.vocab_unpadded = cause == "tp.vocab_not_divisible";
+  for (auto [name, size] : {std::pair{"heads", model.heads}, std::pair{"kv_heads", model.kv_heads},
+                            std::pair{"hidden", model.hidden}, std::pair{"ffn", model.ffn},
+                            std::pair{"moe_ffn", model.moe_ffn}, std::pair{"vocab", model.vocab}}) {
+    if (size) {
+      if (std::string_view(name) != "vocab" || rules.vocab_unpadded) action.used.push_back(name);
+    } else if (std::string_view(name) != "moe_ffn" &&
+               (std::string_view(name) != "vocab" || rules.vocab_unpadded)) {
+      action.unknown.push_back(name);
+    }
+  }
+  bool any_size = model.heads || model.kv_heads || model.hidden || model.ffn || model.moe_ffn ||
+                  (rules.vocab_unpadded && model.vocab);
+  auto tp = int_fact(facts, "tp").value_or(1);
+  auto pp = int_fact(facts, "pp").value_or(1);
+  std::optional<int64_t> gpus = int_fact(facts, "world_size");
+  if (!gpus) gpus = int_fact(facts, "gpus");
+  if (!gpus && int_fact(facts, "nproc_per_node")) {
+    gpus = *int_fact(facts, "nproc_per_node") * int_fact(facts, "nnodes").value_or(1);
+  }
+  if (!gpus && cause != "tp.size_exceeds_gpus" && int_fact(facts, "tp"))
+    gpus = tp * pp * int_fact(facts, "dp").value_or(1);
+  action.gpus = gpus;
+  // Sizes up to 64 (or the GPUs in use, when more): TP 151851 is no use, whatever divides.
+  int64_t limit = std::max<int64_t>(gpus.value_or(64), 64);
+  if (any_size) action.valid_tp = tp::valid_tp(model, limit, rules);
+  if (model.layers) action.valid_pp = tp::valid_pp(model, limit);
+  if (any_size || model.layers || cause == "tp.size_exceeds_gpus") {
+    action.suggest = tp::suggest_layout(model, gpus, tp, pp, rules);
+  }
+  if (action.suggest) {
+    bool megatron = action.strict_kv_heads;
+    action.settings.emplace_back(megatron ? "tensor_model_parallel_size" : "tensor_parallel_size",
+                                 action.suggest->tp);
+    action.settings.emplace_back(megatron ? "pipeline_model_parallel_size" : "pipeline_parallel_size",
+                                 action.suggest->pp);
+    if (action.suggest->dp > 1) action.settings.emplace_back("data_parallel_size", action.suggest->dp);
+  }
+  return action;
+}
+
+std::string verify_command(const Facts& facts, int64_t tp, int64_t pp) {
+  std::string command = "faultline preflight";
+  bool any = false;
+  for (auto [fact, option] :
+       {std::pair{"heads", "--heads"}, std::pair{"kv_heads", "--kv-heads"}, std::pair{"hidden", "--hidden"},
+        std::pair{"ffn", "--ffn"}, std::pair{"vocab", "--vocab"}, std::pair{"layers", "--layers"}}) {
+    if (auto value = int_fact(facts, fact)) {
+      command += std::string(" ") + option + " " + std::to_string(*value);
+      any = true;
+    }
+  }
+  if (!any) return "";
+  command += " --tp " + std::to_string(tp);
+  if (pp > 1 || int_fact(facts, "layers")) command += " --pp " + std::to_string(pp);
+  return command;
+}
+
+}  // namespace faultline::correlate
