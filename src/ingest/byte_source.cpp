@@ -34,10 +34,14 @@ class FileSource final : public ByteSource {
       consumed_ += n;
       return n;
     }
+    // After an end of file, never read again: a terminal gives one per Ctrl-D, and a paste
+    // must end at the first (the format sniff meets it before the line reader does).
+    if (at_eof_) return size_t{0};
     for (;;) {
       ssize_t n = ::read(fd_, buffer.data(), buffer.size());
       if (n >= 0) {
         consumed_ += static_cast<uint64_t>(n);
+        at_eof_ = n == 0 && buffer.size() > 0;
         return static_cast<size_t>(n);
       }
       if (errno != EINTR) return Status::error(std::strerror(errno));
@@ -60,6 +64,7 @@ class FileSource final : public ByteSource {
   bool owned_;
   std::unique_ptr<MappedFile> mapped_;
   uint64_t consumed_ = 0;
+  bool at_eof_ = false;
 };
 
 class MemorySource final : public ByteSource {
@@ -227,14 +232,29 @@ Result<std::unique_ptr<ByteSource>> open_path(const std::string& path) {
 
 Result<std::unique_ptr<ByteSource>> open_file(const std::string& path) {
   if (path == "-") return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(STDIN_FILENO, false));
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Without O_NONBLOCK, opening a FIFO waits for a writer, perhaps forever, and every input
+  // after it waits too. Once open, a FIFO with no writer reads as empty, and one with a writer
+  // (a shell's <(zcat run.log.gz)) is read as it comes.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::error(std::strerror(errno));
   struct stat info {};
-  if (::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+  if (::fstat(fd, &info) != 0) {
+    int error = errno;
     ::close(fd);
-    return Status::error("is a directory");
+    return Status::error(std::strerror(error));
   }
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  const char* refused = S_ISDIR(info.st_mode)    ? "is a directory"
+                        : S_ISCHR(info.st_mode)  ? "is a character device, not a log"
+                        : S_ISBLK(info.st_mode)  ? "is a block device, not a log"
+                        : S_ISSOCK(info.st_mode) ? "is a socket, not a log"
+                                                 : nullptr;
+  if (refused) {
+    ::close(fd);
+    return Status::error(refused);
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  if (S_ISREG(info.st_mode)) ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   return std::unique_ptr<ByteSource>(std::make_unique<FileSource>(fd, true));
 }
 

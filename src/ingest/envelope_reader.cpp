@@ -9,7 +9,7 @@ namespace faultline::ingest {
 EnvelopeReader::EnvelopeReader(std::unique_ptr<ByteSource> source, uint32_t source_index, std::string format)
     : source_(std::move(source)),
       source_index_(source_index),
-      physical_(*source_, source_index),
+      physical_(*source_, source_index, LineReader::kBlockBytes, kMaxRecordBytes),
       format_(std::move(format)) {}
 
 bool EnvelopeReader::next(Record& record) {
@@ -34,6 +34,10 @@ bool EnvelopeReader::refill() {
   Record physical;
   while (pending_count_ == 0 && physical_.next(physical)) {
     if (holding_ && physical.line == held_number_) {
+      if (held_.size() + 1 + physical.text.size() > kMaxRecordBytes) {
+        held_cut_ = true;
+        continue;
+      }
       held_ += '\r';
       held_ += physical.text;
       continue;
@@ -41,6 +45,8 @@ bool EnvelopeReader::refill() {
     bool had_one = holding_;
     uint64_t number = held_number_;
     if (had_one) std::swap(held_, decoding_);
+    if (held_cut_) ++lines_cut_;
+    held_cut_ = false;
     held_.assign(physical.text);
     held_number_ = physical.line;
     holding_ = true;
@@ -49,6 +55,8 @@ bool EnvelopeReader::refill() {
   if (pending_count_ > 0) return true;
   if (holding_) {
     holding_ = false;
+    if (held_cut_) ++lines_cut_;
+    held_cut_ = false;
     if (!trim(held_).empty()) decode(held_, held_number_);
   }
   if (!finished_) {

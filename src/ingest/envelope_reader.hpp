@@ -23,6 +23,10 @@ namespace faultline::ingest {
 
 class EnvelopeReader : public RecordReader {
  public:
+  // The longest envelope record (physical line) decoded whole; a longer one is cut there and
+  // fails to decode. A message inside a record is cut at LineReader::kMaxLineBytes.
+  static constexpr size_t kMaxRecordBytes = size_t{8} << 20;
+
   EnvelopeReader(std::unique_ptr<ByteSource> source, uint32_t source_index, std::string format);
 
   bool next(Record& record) final;
@@ -86,6 +90,7 @@ class EnvelopeReader : public RecordReader {
   std::string decoding_;  // the one being decoded
   uint64_t held_number_ = 0;
   bool holding_ = false;
+  bool held_cut_ = false;  // segments of the held line past kMaxRecordBytes were dropped
   bool finished_ = false;
   std::vector<Pending> pending_;  // reused: only the first pending_count_ are live
   size_t pending_count_ = 0;

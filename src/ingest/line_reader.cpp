@@ -8,12 +8,110 @@
 
 namespace faultline::ingest {
 
-LineReader::LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes)
-    : source_(source), source_index_(source_index), block_bytes_(block_bytes) {
+LineReader::LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes, size_t max_line_bytes)
+    : source_(source), source_index_(source_index), block_bytes_(block_bytes), max_line_(max_line_bytes) {
   if (source.consumed() == 0) lent_ = source.in_memory();
   if (!lent_.empty()) return;
-  capacity_ = block_bytes_ + kMaxLineBytes;
+  capacity_ = std::max<size_t>(block_bytes_, kBinaryCheckBytes) + max_line_;
   buffer_.reset(new char[capacity_]);
+}
+
+namespace {
+
+bool is_continuation(unsigned char byte) {
+  return (byte & 0xc0) == 0x80;
+}
+
+// The length of the valid UTF-8 sequence at the start of `text` (a byte of 0x80 or more), or 0.
+size_t utf8_sequence(std::string_view text) {
+  auto lead = static_cast<unsigned char>(text[0]);
+  size_t length = lead >= 0xc2 && lead <= 0xdf   ? 2
+                  : lead >= 0xe0 && lead <= 0xef ? 3
+                  : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                 : 0;
+  if (length == 0 || text.size() < length) return 0;
+  for (size_t i = 1; i < length; ++i) {
+    if (!is_continuation(static_cast<unsigned char>(text[i]))) return 0;
+  }
+  return length;
+}
+
+// The first carriage return or NUL byte in `text` (NUL only when `nul` says one may be there).
+size_t find_separator(std::string_view text, bool nul) {
+  const void* cr = std::memchr(text.data(), '\r', text.size());
+  size_t at = cr ? static_cast<size_t>(static_cast<const char*>(cr) - text.data()) : text.size();
+  if (nul) {
+    const void* zero = std::memchr(text.data(), '\0', at);
+    if (zero) at = static_cast<size_t>(static_cast<const char*>(zero) - text.data());
+  }
+  return at;
+}
+
+// The last carriage return or NUL byte in `text`, or npos.
+size_t rfind_separator(std::string_view text) {
+  const void* cr = memrchr(text.data(), '\r', text.size());
+  const void* zero = memrchr(text.data(), '\0', text.size());
+  const void* last = cr > zero ? cr : zero;
+  return last ? static_cast<size_t>(static_cast<const char*>(last) - text.data()) : std::string_view::npos;
+}
+
+// The number of NUL bytes `text` starts with, eight at a time.
+size_t leading_nuls(std::string_view text) {
+  size_t i = 0;
+  for (uint64_t word; i + 8 <= text.size(); i += 8) {
+    std::memcpy(&word, text.data() + i, 8);
+    if (word != 0) break;
+  }
+  while (i < text.size() && text[i] == '\0') ++i;
+  return i;
+}
+
+}  // namespace
+
+std::string LineReader::binary_reason(std::string_view head) {
+  size_t nuls = 0;
+  size_t bad = 0;
+  for (size_t i = 0; i < head.size(); ++i) {
+    auto byte = static_cast<unsigned char>(head[i]);
+    if (byte == 0) {
+      ++nuls;
+    } else if (byte >= 0x80) {
+      size_t length = utf8_sequence(head.substr(i));
+      if (length == 0) {
+        ++bad;
+      } else {
+        i += length - 1;
+      }
+    } else if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r' && byte != '\f' && byte != '\v' &&
+                byte != '\b' && byte != 0x1b) ||
+               byte == 0x7f) {
+      ++bad;
+    }
+  }
+  size_t others = head.size() - nuls;
+  if (others == 0 || bad * 10 <= others) return "";
+  return "binary file (" + std::to_string(bad) + " of the " + std::to_string(others) +
+         " bytes other than NUL in its first " + std::to_string(head.size()) +
+         " are control bytes or invalid UTF-8), not a log";
+}
+
+bool LineReader::check_head(std::string_view all) {
+  if (checked_head_) return true;
+  checked_head_ = true;
+  std::string reason = binary_reason(all.substr(0, kBinaryCheckBytes));
+  if (reason.empty()) return true;
+  status_ = Status::error(reason);
+  return false;
+}
+
+void LineReader::note_nuls(size_t from, size_t to) {
+  const char* base = data();
+  const void* first = std::memchr(base + from, '\0', to - from);
+  if (!first) return;
+  size_t at = static_cast<size_t>(static_cast<const char*>(first) - base);
+  if (first_nul_offset_ == UINT64_MAX) first_nul_offset_ = bytes_ + (at - from);
+  nul_bytes_ += static_cast<uint64_t>(std::count(base + at, base + to, '\0'));
+  last_nul_ = static_cast<size_t>(static_cast<const char*>(memrchr(base + at, '\0', to - at)) - base);
 }
 
 // The next block is the next block_bytes_ of the lent bytes; the current line's start begins it.
@@ -30,24 +128,13 @@ bool LineReader::lend() {
     at_eof_ = true;
     return false;
   }
+  if (!check_head(lent_)) return false;
   size_t n = std::min(block_bytes_, lent_.size() - end_);
-  if (is_binary(lent_.data() + end_, n)) return false;
   window_ = begin_;
+  note_nuls(end_, end_ + n);
   end_ += n;
   bytes_ += n;
   ++refills_;
-  return true;
-}
-
-// Whether the next `size` bytes of the input, at `bytes`, hold a NUL byte within the first
-// kBinaryCheckBytes of the input, however the reads fell; sets status_ when they do.
-bool LineReader::is_binary(const char* bytes, size_t size) {
-  if (bytes_ >= kBinaryCheckBytes) return false;
-  size_t checked = std::min<uint64_t>(size, kBinaryCheckBytes - bytes_);
-  const void* nul = std::memchr(bytes, '\0', checked);
-  if (!nul) return false;
-  uint64_t offset = bytes_ + static_cast<uint64_t>(static_cast<const char*>(nul) - bytes);
-  status_ = Status::error("binary file (NUL byte at offset " + std::to_string(offset) + "), not a log");
   return true;
 }
 
@@ -56,35 +143,51 @@ bool LineReader::fill() {
   if (!lent_.empty()) return lend();
   if (begin_ > 0) {
     std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
+    last_nul_ = may_hold_nul(begin_) ? last_nul_ - begin_ : kNone;
     end_ -= begin_;
     begin_ = 0;
     ++refills_;  // the buffered bytes moved, even if nothing more is read
   }
-  size_t room = capacity_ - end_;
-  auto n = source_.read(std::span<char>(buffer_.get() + end_, std::min(room, block_bytes_)));
-  if (!n) {
-    status_ = Status::error(n.status().message());
-    return false;
+  // The first block holds the whole head (kBinaryCheckBytes), however small the reads are, so
+  // that whether the input is binary does not depend on how its bytes arrive.
+  size_t want = std::min(capacity_ - end_,
+                         checked_head_ ? block_bytes_ : std::max<size_t>(block_bytes_, kBinaryCheckBytes));
+  size_t got = 0;
+  while (got < want) {
+    auto n = source_.read(std::span<char>(buffer_.get() + end_ + got, want - got));
+    if (!n) {
+      status_ = Status::error(n.status().message());
+      return false;
+    }
+    if (*n == 0) {
+      at_eof_ = true;  // never read again: a terminal gives one end of file per Ctrl-D
+      break;
+    }
+    got += *n;
+    if (checked_head_ || end_ + got >= kBinaryCheckBytes) break;
   }
-  if (*n == 0) {
-    at_eof_ = true;
-    return false;
-  }
-  if (is_binary(buffer_.get() + end_, *n)) return false;
-  end_ += *n;
-  bytes_ += *n;
+  if (got == 0 || !check_head(std::string_view(buffer_.get(), end_ + got))) return false;
+  note_nuls(end_, end_ + got);
+  end_ += got;
+  bytes_ += got;
   ++refills_;
   return true;
 }
 
 bool LineReader::take_segment(Record& record) {
   while (!segments_.empty()) {
-    const void* cr = std::memchr(segments_.data(), '\r', segments_.size());
-    size_t length =
-        cr ? static_cast<size_t>(static_cast<const char*>(cr) - segments_.data()) : segments_.size();
+    if (segments_nul_ && segments_.front() == '\0') {
+      segments_.remove_prefix(leading_nuls(segments_));
+      continue;
+    }
+    size_t length = find_separator(segments_, segments_nul_);
     std::string_view segment = segments_.substr(0, length);
-    segments_ = cr ? segments_.substr(length + 1) : std::string_view();
+    segments_ = length < segments_.size() ? segments_.substr(length + 1) : std::string_view();
     if (segment.empty() && !segments_.empty()) continue;
+    if (segment.size() > max_line_) {
+      segment = segment.substr(0, max_line_);
+      ++lines_cut_;
+    }
     record = {segment, source_index_, line_number_, {}, 0, {}};
     return true;
   }
@@ -95,44 +198,68 @@ bool LineReader::next(Record& record) {
   if (take_segment(record)) return true;
   for (;;) {
     const char* start = data() + begin_;
+    size_t offset = begin_;
     size_t available = end_ - begin_;
     const void* newline = std::memchr(start, '\n', available);
     std::string_view line;
+    bool ends_line = true;
     if (newline) {
       size_t length = static_cast<size_t>(static_cast<const char*>(newline) - start);
       begin_ += length + 1;
-      if (skipping_cut_line_) {
-        skipping_cut_line_ = false;
-        continue;
-      }
       line = std::string_view(start, length);
-      if (line.size() > kMaxLineBytes && !(line.size() == kMaxLineBytes + 1 && line.back() == '\r')) {
-        line = line.substr(0, kMaxLineBytes);
+    } else if (available > max_line_) {
+      // Too long so far: hand on its segments up to the last separator, and the line goes on.
+      // Without one, the first max_line_ bytes are the line and the rest is skipped up to the
+      // next separator or newline.
+      ends_line = false;
+      size_t last = rfind_separator(std::string_view(start, available));
+      if (last != std::string_view::npos) {
+        line = std::string_view(start, last + 1);  // the separator ends the last segment
+        begin_ += last + 1;
+      } else if (skipping_cut_line_) {
+        begin_ += available;
+        continue;
+      } else {
+        line = std::string_view(start, max_line_);
+        begin_ += available;
+        skipping_cut_line_ = true;
         ++lines_cut_;
+        if (!continuing_) ++line_number_;
+        continuing_ = true;
+        record = {line, source_index_, line_number_, {}, 0, {}};
+        return true;
       }
-    } else if (available > kMaxLineBytes) {
-      // Too long: keep the first kMaxLineBytes as the line, skip the rest of it.
-      begin_ += available;
-      if (skipping_cut_line_) continue;
-      line = std::string_view(start, kMaxLineBytes);
-      skipping_cut_line_ = true;
-      ++lines_cut_;
     } else if (fill()) {
       continue;
-    } else if (end_ > begin_ && !skipping_cut_line_ && status_) {
+    } else if (end_ > begin_ && status_) {
       // The last line has no newline. fill() may have moved the bytes: read them afresh.
+      offset = begin_;
       line = std::string_view(data() + begin_, end_ - begin_);
       begin_ = end_;
     } else {
       return false;
     }
-    ++line_number_;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (std::memchr(line.data(), '\r', line.size()) == nullptr) {
+    bool continued = continuing_;
+    if (!continuing_) ++line_number_;
+    continuing_ = !ends_line;
+    if (ends_line && !line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (continued && line.empty()) continue;  // the line was all handed on already
+    bool nul = may_hold_nul(offset) && std::memchr(line.data(), '\0', line.size()) != nullptr;
+    if (skipping_cut_line_) {  // the line starts with the rest of a segment cut before: skip it
+      size_t separator = find_separator(line, nul);
+      if (separator >= line.size()) {
+        skipping_cut_line_ = skipping_cut_line_ && !ends_line;
+        continue;
+      }
+      skipping_cut_line_ = false;
+      line.remove_prefix(separator + 1);
+    }
+    if (!nul && line.size() <= max_line_ && std::memchr(line.data(), '\r', line.size()) == nullptr) {
       record = {line, source_index_, line_number_, {}, 0, {}};
       return true;
     }
     segments_ = line;
+    segments_nul_ = nul;
     if (take_segment(record)) return true;
   }
 }
@@ -179,7 +306,7 @@ uint64_t count_newlines(std::string_view text) {
 
 uint64_t LineReader::skip_lines_before(size_t offset, size_t keep) {
   offset += window_;  // from the start of buffered() to an offset into data()
-  if (!segments_.empty() || skipping_cut_line_ || offset <= begin_) return 0;
+  if (!segments_.empty() || skipping_cut_line_ || continuing_ || offset <= begin_) return 0;
   offset = std::min(offset, end_);
   const char* base = data();
   auto line_start_before = [&](size_t position) {  // the start of the line holding position - 1

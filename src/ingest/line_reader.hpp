@@ -3,11 +3,17 @@
 // the source lends its bytes (ByteSource::in_memory: a mapped file), the blocks are views of
 // them rather than copies.
 //
-// Memory is bounded by the block size plus the longest line kept: a longer line is cut at
-// kMaxLineBytes, the rest of it skipped, and the cut counted. A carriage return inside a
-// line (progress bars rewriting themselves) separates segments that come out as Records of
-// the same line number; a trailing CR (CRLF) is dropped. A NUL byte in the first 64 KiB marks
-// the input as binary, and nothing is read from it.
+// Memory is bounded by the block size plus the longest line kept. A carriage return inside a
+// line (progress bars rewriting themselves) or a run of NUL bytes (the zeroed tail of a log
+// whose node crashed) separates segments that come out as Records of the same line number;
+// a trailing CR (CRLF) is dropped. A line past the cap is split at those separators first, so
+// the message glued after a 5 MB progress bar survives; a segment still past the cap is cut
+// there, the rest of it skipped up to the next separator, and the cut counted.
+//
+// Only an input that is binary through and through is refused: one whose first 64 KiB (or
+// all of it, if shorter), NUL bytes aside, hold more than 10% control bytes or invalid UTF-8.
+// The verdict is the same however the bytes arrive. NUL bytes in a text input are counted
+// (nul_bytes(), first_nul_offset()).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +33,8 @@ class LineReader final : public RecordReader {
   static constexpr size_t kMaxLineBytes = size_t{256} << 10;
   static constexpr uint64_t kBinaryCheckBytes = uint64_t{64} << 10;
 
-  LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes = kBlockBytes);
+  LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes = kBlockBytes,
+             size_t max_line_bytes = kMaxLineBytes);
 
   // False at the end of the input or when reading failed (status() says why).
   bool next(Record& record) override;
@@ -45,17 +52,30 @@ class LineReader final : public RecordReader {
   uint64_t lines() const override { return line_number_; }
   uint64_t lines_cut() const override { return lines_cut_; }
   std::string format() const override { return "text"; }
+  // NUL bytes met in the input's blocks, and the offset of the first (UINT64_MAX when none).
+  uint64_t nul_bytes() const { return nul_bytes_; }
+  uint64_t first_nul_offset() const { return first_nul_offset_; }
+
+  // Why `head` (an input's first bytes) is binary and not a log, or "" when it is text.
+  static std::string binary_reason(std::string_view head);
 
  private:
   bool fill();
   bool lend();  // fill() from the source's own bytes
   bool take_segment(Record& record);
-  bool is_binary(const char* bytes, size_t size);
+  bool check_head(std::string_view all);    // false (and status_ set) for a binary input
+  void note_nuls(size_t from, size_t to);   // counts the NUL bytes of data()[from, to)
+  bool may_hold_nul(size_t offset) const {  // whether data() may hold a NUL at or past offset
+    return last_nul_ != kNone && last_nul_ >= offset;
+  }
   const char* data() const { return lent_.empty() ? buffer_.get() : lent_.data(); }
+
+  static constexpr size_t kNone = SIZE_MAX;
 
   ByteSource& source_;
   uint32_t source_index_;
   size_t block_bytes_;
+  size_t max_line_;
   // Not zero-filled: a scan of many small files would spend its time clearing buffers.
   std::unique_ptr<char[]> buffer_;
   size_t capacity_ = 0;
@@ -67,8 +87,14 @@ class LineReader final : public RecordReader {
   std::string_view lent_;  // the source's bytes, when it lends them
   size_t released_ = 0;    // bytes before this handed back to the source
   bool at_eof_ = false;
-  bool skipping_cut_line_ = false;
-  std::string_view segments_;  // rest of the current line after a carriage return
+  bool checked_head_ = false;
+  bool skipping_cut_line_ = false;  // past a cut segment: skip up to the next separator
+  bool continuing_ = false;         // the bytes at begin_ continue the last line's number
+  std::string_view segments_;       // rest of the current line after a separator
+  bool segments_nul_ = false;       // whether segments_ may hold NUL bytes
+  size_t last_nul_ = kNone;         // offset in data() of the last NUL byte seen
+  uint64_t nul_bytes_ = 0;
+  uint64_t first_nul_offset_ = UINT64_MAX;
   uint64_t line_number_ = 0;
   uint64_t bytes_ = 0;
   uint64_t lines_cut_ = 0;

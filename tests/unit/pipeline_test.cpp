@@ -134,12 +134,17 @@ TEST_CASE("JobRunner names the initiating rank across sources by timestamp") {
 
 TEST_CASE("JobRunner skips a binary source with its reason") {
   JobRunner runner(engine());
-  std::string binary("ab\0cd", 5);
+  std::string binary(
+      "\x7f"
+      "ELF\x02\x01\x01\0\0\0\x03\x04\x05\x06",
+      14);
   auto source = faultline::ingest::memory_source(binary);
   runner.add_source(*source, source_info("core.bin"));
   REQUIRE(runner.skipped().size() == 1);
   CHECK(runner.skipped()[0].source == "core.bin");
-  CHECK(runner.skipped()[0].reason == "binary file (NUL byte at offset 2), not a log");
+  CHECK(runner.skipped()[0].reason ==
+        "binary file (8 of the 11 bytes other than NUL in its first 14 are control bytes or invalid UTF-8), "
+        "not a log");
   CHECK(runner.sources().empty());
   CHECK(runner.had_input_errors());
 }

@@ -1,0 +1,91 @@
+// Damaged, hostile and odd inputs (issue 18): what can be read is read, nothing hangs, and
+// whatever is refused is named with its reason.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "report_reader.hpp"
+#include "run_binary.hpp"
+#include "scratch.hpp"
+
+using namespace faultline::testing;
+
+namespace {
+
+constexpr const char* kOomLine =
+    "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
+    "capacity of 79.10 GiB of which 1.20 GiB is free.";
+
+std::string shell_quoted(const std::string& path) {
+  return "'" + path + "'";
+}
+
+}  // namespace
+
+TEST_CASE("zero tail: a log whose node crashed and left zeros after the OOM is diagnosed") {
+  Scratch scratch;
+  std::string log = scratch.write(
+      "rank3.log", std::string("[rank3]: step 1\n") + kOomLine + std::string(size_t{2} << 20, '\0'));
+  RunResult run = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(run.exit_code == 1);
+  CHECK(run.err == "");
+  CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+}
+
+TEST_CASE("NUL inside: a log with NUL bytes in its first 64 KiB is read, not skipped as binary") {
+  Scratch scratch;
+  std::string text = "[rank3]: step 1\n";
+  text += std::string(100, '\0') + "\n";
+  text += std::string(kOomLine) + "\n";
+  std::string log = scratch.write("rank3.log", text);
+  RunResult run = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(run.exit_code == 1);
+  CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+}
+
+TEST_CASE("a long carriage-return line: the OOM glued after a 5 MB progress bar is diagnosed") {
+  Scratch scratch;
+  std::string text = "[rank3]: loading\n";
+  for (int i = 0; text.size() < (size_t{5} << 20); ++i)
+    text += "Loading safetensors checkpoint shards:  " + std::to_string(i % 100) + "% Completed | 1/4\r";
+  text += std::string(kOomLine) + "\n";
+  std::string log = scratch.write("rank3.log", text);
+  RunResult run = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(run.exit_code == 1);
+  CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+}
+
+TEST_CASE("a huge envelope record: a valid 1 MiB journald record is decoded and its OOM kept") {
+  Scratch scratch;
+  std::string padding(size_t{1} << 20, 'x');
+  std::string record =
+      "{\"__REALTIME_TIMESTAMP\":\"1700000000000000\",\"_HOSTNAME\":\"node1\",\"_PID\":\"42\","
+      "\"MESSAGE\":\"" +
+      std::string(kOomLine) + " " + padding + "\"}\n";
+  std::string log = scratch.write("journal.json", record);
+  RunResult run = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(run.err.find("not valid JSON") == std::string::npos);
+  CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+}
+
+TEST_CASE("a FIFO argument does not block the run; the inputs after it are read") {
+  Scratch scratch;
+  std::string fifo = scratch.path("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string log = scratch.write("rank3.log", std::string(kOomLine) + "\n");
+  auto [status, out] =
+      shell("timeout 20 " + shell_quoted(binary_dir() + "/faultline") + " diagnose --format json " +
+            shell_quoted(fifo) + " " + shell_quoted(log) + " 2>/dev/null");
+  CHECK((status == 1 || status == 2));  // not 124: timeout did not have to end it
+  CHECK(outcome_from_report(out).cause == "cuda.oom");
+}
+
+TEST_CASE("a character device named as an input is refused with its reason") {
+  Scratch scratch;
+  std::string log = scratch.write("rank3.log", std::string(kOomLine) + "\n");
+  RunResult run = run_faultline({"diagnose", "/dev/zero", log});
+  CHECK(run.err.find("faultline: /dev/zero: skipped: is a character device, not a log\n") !=
+        std::string::npos);
+  CHECK(run.out.find("cuda.oom") != std::string::npos);
+}
