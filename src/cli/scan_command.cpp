@@ -1,12 +1,17 @@
 // `faultline scan`: many jobs at once. The scan stage plans the jobs (src/scan); here each
 // job runs through its own JobRunner on a pool of threads that share one rules::Engine (const,
 // thread-safe), and every finished job is written as one whole JSONL line under a lock.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -48,7 +53,8 @@ scan::JobRecord record_of(const scan::PlannedJob& job, const report::RunReport& 
     record.confidence = diagnosis->confidence;
     if (!analysis.findings.empty() && analysis.findings.front().fingerprint == diagnosis->fingerprint) {
       record.failing_hosts = analysis.findings.front().hosts;
-      if (!analysis.findings.front().evidence.empty()) record.example_line = analysis.findings.front().evidence.front().text;
+      if (!analysis.findings.front().evidence.empty())
+        record.example_line = analysis.findings.front().evidence.front().text;
     }
     if (record.failing_hosts.empty() && record.hosts.size() == 1) record.failing_hosts = record.hosts;
   }
@@ -136,7 +142,22 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
     out.err("faultline: " + (!job_by ? job_by.status() : shard.status()).message() + "\n");
     return 2;
   }
-  scan::ScanPlan plan = scan::plan_jobs(options.inputs, *job_by, options.include, options.exclude);
+  // A root that does not exist is an input error, as in diagnose: named on stderr and listed as
+  // skipped, never a job with nothing in it.
+  std::vector<std::string> roots;
+  std::vector<scan::PlannedSkip> missing;
+  for (const auto& root : options.inputs) {
+    struct stat info {};
+    if (root != "-" && ::stat(root.c_str(), &info) != 0) {
+      std::string reason = std::strerror(errno);
+      out.err("faultline: " + root + ": " + reason + "\n");
+      missing.push_back({{root, reason}, std::filesystem::path(root).filename().string()});
+      continue;
+    }
+    roots.push_back(root);
+  }
+  scan::ScanPlan plan = scan::plan_jobs(roots, *job_by, options.include, options.exclude);
+  plan.skipped.insert(plan.skipped.begin(), missing.begin(), missing.end());
   std::erase_if(plan.jobs, [&](const scan::PlannedJob& job) { return !shard->holds(job.key); });
   std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) { return !shard->holds(skip.key); });
 

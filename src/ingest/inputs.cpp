@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "ingest/archive_reader.hpp"
 #include "ingest/path_hints.hpp"
@@ -27,6 +30,33 @@ bool matches_any(const std::vector<std::string>& globs, const std::string& relat
     const std::string& subject = glob.find('/') == std::string::npos ? file_name : relative;
     return ::fnmatch(glob.c_str(), subject.c_str(), 0) == 0;
   });
+}
+
+// Why a file found in a directory is not read as a log, judged by its extension: source code
+// that may quote an error message word for word, and model weights whose JSON header would
+// read as text. Empty for anything else.
+std::string not_a_log(const std::string& file_name) {
+  static constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
+      {".py", "source code"},     {".pyi", "source code"},    {".pyx", "source code"},
+      {".ipynb", "source code"},  {".c", "source code"},      {".cc", "source code"},
+      {".cpp", "source code"},    {".cxx", "source code"},    {".h", "source code"},
+      {".hh", "source code"},     {".hpp", "source code"},    {".hxx", "source code"},
+      {".cu", "source code"},     {".cuh", "source code"},    {".rs", "source code"},
+      {".go", "source code"},     {".java", "source code"},   {".js", "source code"},
+      {".ts", "source code"},     {".pyc", "compiled code"},  {".so", "compiled code"},
+      {".o", "compiled code"},    {".a", "compiled code"},    {".safetensors", "model weights"},
+      {".pt", "model weights"},   {".pth", "model weights"},  {".ckpt", "model weights"},
+      {".onnx", "model weights"}, {".gguf", "model weights"}, {".npy", "array data"},
+      {".npz", "array data"},     {".pkl", "pickled data"},   {".whl", "a Python wheel"},
+  };
+  size_t dot = file_name.rfind('.');
+  if (dot == std::string::npos || dot == 0) return "";
+  std::string extension = file_name.substr(dot);
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [suffix, kind] : kKinds) {
+    if (extension == suffix) return std::string(kind) + " (" + extension + "), not a log";
+  }
+  return "";
 }
 
 void add_directory(const fs::path& root, const Globs& globs, InputList& out) {
@@ -53,6 +83,11 @@ void add_directory(const fs::path& root, const Globs& globs, InputList& out) {
     } else if (fs::is_regular_file(status)) {
       if (!globs.include.empty() && !matches_any(globs.include, relative, file_name)) continue;
       if (matches_any(globs.exclude, relative, file_name)) continue;
+      // A file an --include glob asks for by name is read whatever its extension.
+      if (std::string reason = not_a_log(file_name); !reason.empty() && globs.include.empty()) {
+        out.skipped.push_back({path.string(), reason});
+        continue;
+      }
       found.push_back(path.string());
     } else if (fs::is_directory(status)) {
       if (it->is_symlink(status_error)) {  // not followed, so loops cannot occur

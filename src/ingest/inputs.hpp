@@ -1,6 +1,9 @@
 // Inputs: turns the paths a user names into the list of sources of one job. A directory is
 // read recursively (regular files, sorted by path, symbolic links to directories not
-// followed, so loops cannot occur); whatever cannot be read is listed with its reason.
+// followed, so loops cannot occur); whatever cannot be read is listed with its reason. In a
+// directory, source code (*.py, *.cpp, *.h, ...), compiled code and model weights are not
+// logs: they are listed as skipped with the reason, unless an --include glob names them. A
+// file named on the command line is always read.
 // Archives (tar, compressed or not, and zip, recognised by their bytes) are read member by
 // member, streaming, without extracting anything to disk.
 #pragma once

@@ -89,3 +89,32 @@ TEST_CASE("a character device named as an input is refused with its reason") {
         std::string::npos);
   CHECK(run.out.find("cuda.oom") != std::string::npos);
 }
+
+TEST_CASE("a missing path: scan names it on stderr, lists it as skipped and plans no job for it") {
+  Scratch scratch;
+  std::string missing = scratch.path("no-such-run");
+  RunResult run = run_faultline({"scan", "-q", missing});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == "faultline: " + missing + ": No such file or directory\n");
+  CHECK(run.out.find("{\"type\":\"skipped\",\"key\":\"no-such-run\",\"source\":\"" + missing +
+                     "\",\"reason\":\"No such file or directory\"}\n") == 0);
+  CHECK(run.out.find("\"type\":\"job\"") == std::string::npos);
+}
+
+TEST_CASE("a .py beside the log: source code in a directory is skipped with its reason, not diagnosed") {
+  Scratch scratch;
+  scratch.write("run/rank0.log", "[rank0]: iteration 5 | loss 2.1\n");
+  std::string source =
+      scratch.write("run/check.py",
+                    "raise ValueError(\"Total number of attention heads (40) must be divisible by tensor "
+                    "parallel size (6).\")\n");
+  RunResult run = run_faultline({"diagnose", "--format", "json", scratch.path("run")});
+  CHECK(run.out.find("tp.heads_not_divisible") == std::string::npos);
+  CHECK(run.err.find("faultline: " + source + ": skipped: source code (.py), not a log\n") !=
+        std::string::npos);
+
+  SUBCASE("named on the command line, it is read") {
+    RunResult named = run_faultline({"diagnose", "--format", "json", source});
+    CHECK(named.out.find("tp.heads_not_divisible") != std::string::npos);
+  }
+}
