@@ -1,10 +1,14 @@
 #include "cli/commands.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "base/text.hpp"
 #include "cli/pipeline.hpp"
@@ -36,8 +40,16 @@ class ProcessOutput final : public Output {
   }
 };
 
-void report_rule_errors(const rules::RuleSet& rules, Output& out) {
-  for (const auto& error : rules.errors()) out.err("faultline: " + error + "\n");
+// The width to wrap a report to on a terminal: COLUMNS when set, else the terminal's own.
+size_t terminal_width() {
+  if (const char* columns = std::getenv("COLUMNS")) {
+    size_t width = 0;
+    auto [end, error] = std::from_chars(columns, columns + std::strlen(columns), width);
+    if (error == std::errc() && *end == '\0' && width >= 20) return width;
+  }
+  winsize size{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20) return size.ws_col;
+  return 80;
 }
 
 }  // namespace
@@ -62,6 +74,7 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   if (!options.baseline.empty()) baseline = baseline_fingerprints(engine, options.baseline, baseline_skipped);
   for (auto& skipped : baseline_skipped) runner.add_skipped(std::move(skipped));
   report::RunReport report;
+  report.tool_version = FAULTLINE_VERSION;
   report.jobs.push_back(runner.finish(job_name, baseline));
   report.sources = runner.sources();
   report.skipped = runner.skipped();
@@ -103,14 +116,17 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
       out.out(report::render_sarif(report));
       break;
     case Format::kText: {
-      bool color =
-          options.color == Color::kAlways || (options.color == Color::kAuto && out.out_is_terminal());
-      out.out(report::render_text(report, {color, options.quiet}));
+      bool terminal = out.out_is_terminal();
+      bool color = options.color == Color::kAlways || (options.color == Color::kAuto && terminal);
+      out.out(report::render_text(report, {color, options.quiet, terminal ? terminal_width() : 0}));
       break;
     }
   }
-  if (runner.had_input_errors() || !rules.errors().empty()) return 2;
-  return report.jobs.front().diagnosis ? 1 : 0;
+  // A user's rule pack that does not load is a usage error; a skipped input is not, once
+  // something was diagnosed (it is named on stderr above): a CI check for 1 still sees the failure.
+  if (!rules.errors().empty()) return 2;
+  if (report.jobs.front().diagnosis) return 1;
+  return runner.had_input_errors() ? 2 : 0;
 }
 
 int run(int argc, const char* const* argv) {
@@ -121,52 +137,16 @@ int run(int argc, const char* const* argv) {
   bool redact = std::any_of(argv + 1, argv + argc,
                             [](const char* word) { return std::string_view(word) == "--redact"; });
   Output& out = redact ? static_cast<Output&>(redacting_out) : process_out;
-  auto options = parse_options(argc, argv);
-  if (!options) {
-    out.err("faultline: " + options.status().message() + "\n\n" + usage());
+  if (argc < 2) {
+    out.err(short_usage());
     return 2;
   }
-  switch (options->command) {
-    case Command::kHelp:
-      out.out(usage());
-      return 0;
-    case Command::kVersion:
-      out.out("faultline " FAULTLINE_VERSION "\n");
-      return 0;
-    case Command::kRulesCheck:
-      return run_rules_check(*options, out);
-    case Command::kPreflight:
-      return run_preflight(*options, out);
-    case Command::kMerge:
-      return run_merge(*options, out);
-    default:
-      break;
+  auto options = parse_options(argc, argv);
+  if (!options) {
+    out.err("faultline: " + options.status().message() + "\n" + help_hint(argc, argv));
+    return 2;
   }
-  rules::RuleSet rules = rules::RuleSet::shipped();
-  for (const auto& directory : options->rule_dirs) rules.add_directory(directory);
-  report_rule_errors(rules, out);
-  switch (options->command) {
-    case Command::kDiagnose:
-      return run_diagnose(*options, rules, out);
-    case Command::kScan:
-      return run_scan(*options, rules, out);
-    case Command::kRepro:
-      return run_repro(*options, rules, out);
-    case Command::kExplain:
-      return run_explain(*options, rules, out);
-    case Command::kRulesList:
-      return run_rules_list(rules, out);
-    case Command::kRulesTest:
-      return run_rules_test(*options, rules, out);
-    case Command::kRulesPatterns:
-      return run_rules_patterns(rules, out);
-    case Command::kRulesDocs:
-      return run_rules_docs(*options, rules, out);
-    case Command::kRulesSuggest:
-      return run_rules_suggest(*options, rules, out);
-    default:
-      return 2;
-  }
+  return find_command(options->command)->run(*options, out);
 }
 
 }  // namespace faultline::cli

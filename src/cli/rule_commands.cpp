@@ -142,6 +142,19 @@ int run_rules_patterns(const rules::RuleSet& rules, Output& out) {
   return rules.errors().empty() ? 0 : 2;
 }
 
+// Where a rule is defined, as a user can find it: a rule from --rules keeps its path; a shipped
+// rule is compiled into the binary, and its source path ("rules/cuda.yaml:30") exists only in
+// faultline's source tree, so it is named by its pack ("cuda.yaml:30, shipped pack cuda").
+static std::string origin_for_users(const std::string& origin, const std::vector<std::string>& rule_dirs) {
+  for (const auto& directory : rule_dirs) {
+    if (origin.starts_with(directory)) return origin;
+  }
+  if (!origin.starts_with("rules/")) return origin;
+  std::string file = origin.substr(6);
+  std::string pack = file.substr(0, file.find(".yaml"));
+  return file + " (shipped pack " + pack + ", compiled into faultline)";
+}
+
 int run_explain(const Options& options, const rules::RuleSet& rules, Output& out) {
   const std::string& wanted = options.inputs.front();
   std::vector<const rules::Rule*> entries;
@@ -158,7 +171,9 @@ int run_explain(const Options& options, const rules::RuleSet& rules, Output& out
   }
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i) out.out("\n");
-    out.out(report::render_rule_text(*entries[i]));
+    rules::Rule entry = *entries[i];
+    entry.origin = origin_for_users(entry.origin, options.rule_dirs);
+    out.out(report::render_rule_text(entry));
   }
   return 0;
 }

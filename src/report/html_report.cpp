@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iterator>
 #include <optional>
+#include <set>
 
 #include "base/text.hpp"
 #include "report/report.hpp"
@@ -45,10 +46,17 @@ struct Point {
 // The x of a mark: seconds when every mark has a comparable timestamp (less its host's clock
 // offset, so that hosts line up), else input order.
 std::vector<Point> timeline_points(const correlate::JobAnalysis& job, bool& by_time) {
+  // Marks with no rank are not drawn, so they do not decide the axis.
   by_time = true;
+  size_t drawn = 0;
   for (const auto& group : job.findings) {
-    for (const auto& mark : group.marks) by_time = by_time && mark.time.valid;
+    for (const auto& mark : group.marks) {
+      if (mark.rank < 0) continue;
+      ++drawn;
+      by_time = by_time && mark.time.valid;
+    }
   }
+  by_time = by_time && drawn > 0;
   std::vector<Point> points;
   for (size_t i = 0; i < job.findings.size(); ++i) {
     const auto& group = job.findings[i];
@@ -72,10 +80,22 @@ std::vector<Point> timeline_points(const correlate::JobAnalysis& job, bool& by_t
 // Colours of the symptom series (collateral), one per finding group, in the order listed.
 constexpr const char* kSymptomColours[] = {"#6f8fbf", "#59a88c", "#a58bc9", "#c7a25a", "#8e959c", "#5fb0c9"};
 
+// Groups of one cause and role share a colour and a legend entry: the first group's index.
+size_t series_of(const correlate::JobAnalysis& job, size_t group) {
+  for (size_t i = 0; i < group; ++i) {
+    if (job.findings[i].rule->cause == job.findings[group].rule->cause &&
+        job.findings[i].rule->role == job.findings[group].rule->role)
+      return i;
+  }
+  return group;
+}
+
 const char* series_colour(const correlate::JobAnalysis& job, size_t series) {
+  series = series_of(job, series);
   if (job.findings[series].rule->role != rules::Role::kSymptom) return "#f5a623";
   size_t symptom_index = 0;
-  for (size_t i = 0; i < series; ++i) symptom_index += job.findings[i].rule->role == rules::Role::kSymptom;
+  for (size_t i = 0; i < series; ++i)
+    symptom_index += job.findings[i].rule->role == rules::Role::kSymptom && series_of(job, i) == i;
   return kSymptomColours[symptom_index % std::size(kSymptomColours)];
 }
 
@@ -157,11 +177,11 @@ std::string timeline_svg(const correlate::JobAnalysis& job) {
   for (const auto& group : job.findings) {
     for (const auto& mark : group.marks) aligned = aligned || mark.clock_offset != 0;
   }
-  std::snprintf(
-      buffer, sizeof buffer, "<text class=\"axis\" x=\"%d\" y=\"%d\">%s →</text>\n", left, axis_y + 34,
-      by_time
-          ? (aligned ? "time since the first report (host clocks aligned)" : "time since the first report")
-          : "order in the logs (the lines have no common timestamps)");
+  std::snprintf(buffer, sizeof buffer, "<text class=\"axis\" x=\"%d\" y=\"%d\">%s →</text>\n", left,
+                axis_y + 34,
+                by_time ? (aligned ? "time since the first report, by timestamp (host clocks aligned)"
+                                   : "time since the first report, by timestamp")
+                        : "order in the logs (the lines have no common timestamps)");
   svg += buffer;
   // Symptoms first, so the initiating mark is drawn on top.
   std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
@@ -200,11 +220,18 @@ std::string timeline_legend(const correlate::JobAnalysis& job) {
            " <span class=\"muted\">(" + escape_html(job.findings.front().rule->cause) + ")</span></li>\n";
   }
   for (size_t i = 0; i < job.findings.size(); ++i) {
+    if (series_of(job, i) != i) continue;
+    std::set<int> folded;  // the ranks of every group of this entry
+    for (size_t j = i; j < job.findings.size(); ++j) {
+      if (series_of(job, j) != i || job.findings[j].marks.empty()) continue;
+      if (j == 0 && initiating && job.findings[j].ranks == std::vector<int>{*initiating})
+        continue;  // drawn as the initiating mark
+      folded.insert(job.findings[j].ranks.begin(), job.findings[j].ranks.end());
+    }
+    if (folded.empty()) continue;
     const auto& group = job.findings[i];
-    if (group.marks.empty() || group.ranks.empty()) continue;
-    if (i == 0 && initiating && group.ranks == std::vector<int>{*initiating})
-      continue;  // drawn as the initiating mark
-    std::string ranks = (group.ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(group.ranks);
+    std::string ranks =
+        (folded.size() == 1 ? "rank " : "ranks ") + format_ranges({folded.begin(), folded.end()});
     std::string role = group.rule->role == rules::Role::kSymptom ? "collateral" : "root cause";
     out += std::string("<li><span class=\"dot\" style=\"background:") + series_colour(job, i) + "\"></span>" +
            escape_html(group.rule->title) + " <span class=\"muted\">(" + escape_html(group.rule->cause) +
@@ -221,6 +248,50 @@ std::string evidence_rows(const RunReport& report, const correlate::FindingGroup
            (evidence.rank >= 0 ? std::to_string(evidence.rank) : "?") + "</td><td><code>" +
            escape_html(evidence.text) + "</code></td></tr>\n";
   }
+  return out;
+}
+
+// The other findings, one row per cause and role, as in the text report.
+std::string also_seen(const RunReport& report, const correlate::JobAnalysis& job) {
+  std::string rows;
+  for (size_t i = 1; i < job.findings.size(); ++i) {
+    if (series_of(job, i) != i && series_of(job, i) != 0) continue;
+    if (series_of(job, i) == 0) continue;  // the diagnosis' own cause
+    std::set<int> ranks;
+    size_t occurrences = 0;
+    for (size_t j = i; j < job.findings.size(); ++j) {
+      if (series_of(job, j) != i) continue;
+      ranks.insert(job.findings[j].ranks.begin(), job.findings[j].ranks.end());
+      occurrences += std::max<size_t>(job.findings[j].occurrences, 1);
+    }
+    const auto& group = job.findings[i];
+    std::string where, text;
+    if (!group.evidence.empty()) {
+      where = source_name(report, group.evidence.front().source) + ":" +
+              std::to_string(group.evidence.front().line);
+      text = group.evidence.front().text;
+    }
+    rows += "<tr><td>" + escape_html(group.rule->cause) + "</td><td>" + rules::to_string(group.rule->role) +
+            "</td><td>" + (ranks.empty() ? std::string("?") : format_ranges({ranks.begin(), ranks.end()})) +
+            "</td><td>" + std::to_string(occurrences) + "</td><td>" + escape_html(where) + "<br><code>" +
+            escape_html(text) + "</code></td></tr>\n";
+  }
+  if (rows.empty()) return {};
+  return "<h3>Also seen</h3>\n<table class=\"evidence\" id=\"also-seen\"><tr><th>cause</th><th>role</th>"
+         "<th>ranks</th><th>count</th><th>first evidence</th></tr>\n" +
+         rows + "</table>\n";
+}
+
+std::string coverage(const correlate::JobAnalysis& job) {
+  std::string out =
+      "<h3>Coverage</h3>\n<p id=\"coverage\">ranks seen: " +
+      (job.shape.ranks_seen.empty() ? std::string("none") : format_ranges(job.shape.ranks_seen));
+  if (job.coverage.world_size) out += " of a world of " + std::to_string(*job.coverage.world_size);
+  if (!job.coverage.missing_ranks.empty())
+    out += "; no lines from rank(s) " + format_ranges(job.coverage.missing_ranks);
+  out += "</p>\n";
+  for (const auto& source : job.shape.truncated_sources)
+    out += "<p>" + escape_html(source) + " ends inside an error: the log may be cut</p>\n";
   return out;
 }
 
@@ -254,6 +325,13 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, std:
     out += "</ul>\n";
   }
   if (!diagnosis.verify.empty()) out += "<h3>Verify</h3>\n<pre>" + escape_html(diagnosis.verify) + "</pre>\n";
+  if (!diagnosis.confirm.empty()) {
+    out += "<h3>Confirm</h3>\n<ul>\n";
+    for (const auto& item : diagnosis.confirm) out += "<li>" + escape_html(item) + "</li>\n";
+    out += "</ul>\n";
+  }
+  out += also_seen(report, job) + coverage(job);
+  out += "<p class=\"muted\">Confidence rests on: " + escape_html(join(diagnosis.reasons, "; ")) + ".</p>\n";
   out += "</section>\n";
 }
 

@@ -27,6 +27,7 @@ struct RunReport {
   std::vector<ingest::SourceInfo> sources;  // indexed by Evidence::source
   std::vector<ingest::Skipped> skipped;
   std::vector<std::optional<Verification>> verifications;  // indexed like jobs; empty without --verify
+  std::string tool_version;  // faultline's own, for reports that name their tool (SARIF)
 };
 
 // The verification of jobs[job]'s diagnosis, or nullptr when none was asked for.
@@ -45,7 +46,11 @@ inline std::string source_name(const RunReport& report, uint32_t source) {
 struct TextOptions {
   bool color = false;
   bool quiet = false;  // the diagnosis only
+  // The terminal's width: prose is wrapped and evidence cut to it. 0 when the output is not a
+  // terminal: no wrapping, and evidence is cut at kPipedEvidenceWidth columns.
+  size_t width = 0;
 };
+inline constexpr size_t kPipedEvidenceWidth = 100;
 
 std::string render_text(const RunReport& report, const TextOptions& options);
 // design.md's "faultline.report/1". `pretty` indents; jsonl writes one job per line.
