@@ -16,20 +16,43 @@ using Groups = std::vector<re2::StringPiece>;
 // An optional quote around a key or value: plain, escaped inside a JSON string, or an HTML entity.
 #define FAULTLINE_QUOTE R"((?:\\?["']|&quot;|&#39;|&#34;|&#x27;)?)"
 
+// The words that name a secret in an option or an assignment: --password X, api_key=X.
+#define FAULTLINE_SECRET_WORD \
+  R"((?:password|passwd|passphrase|token|secret|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|credentials?))"
+
 struct Patterns {
-  RE2 url_credentials{R"(://([^/\s:@"'\\<>&]+):([^/\s@"'\\<>&]+)@)"};
+  // Private key blocks (PEM, OpenSSH), whole, across lines or JSON's \n escapes.
+  RE2 private_key_block{R"((?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----)"};
+  RE2 private_key_begin{R"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)"};
+  RE2 jwt{R"(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"};
+  // Credentials in URLs of any scheme: user:password@ and a token alone (https://TOKEN@host).
+  RE2 url_credentials{R"(://([^/\s:@"'\\<>&]*)(:[^/\s@"'\\<>&]+)?@)"};
+  // Signed-URL and query-string secrets: ?sig=, &X-Amz-Signature=, ?access_token=.
+  RE2 query_secret{
+      R"((?i)([?&](?:sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|access_token|token|key|code)=)([^&\s"'\\<>#]+))"};
   RE2 token{
-      R"(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,})"};
+      R"(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|xox[abprs]-[A-Za-z0-9-]{10,})"};
+  // What is left of a token that a report cut short ("hf_Zq8Lm2…").
+  RE2 cut_token{
+      R"((?:hf_|sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|AIza|xox[abprs]-|eyJ)[A-Za-z0-9_.-]*…)"};
+  // A run of base64 long enough to be a key: an AWS secret key, a private key's body line.
+  RE2 key_blob{R"([A-Za-z0-9+/]{16,}={0,2})"};
+  // An option that names a secret, with its value as the next word: --password X, --hf-token X.
+  RE2 secret_option{R"((?i)(--?[A-Za-z0-9_.-]*)" FAULTLINE_SECRET_WORD
+                    R"()(\s+)([^\s"'\\<>&,;-][^\s"'\\<>&,;]*))"};
   RE2 authorization{R"((?i)(authorization)" FAULTLINE_QUOTE R"(\s*[:=]\s*)" FAULTLINE_QUOTE
                     R"(((?:bearer|basic|token|digest)\s+)?)([^\s"'\\<>&,;]+))"};
   RE2 bearer{R"((?i)(bearer\s+)([A-Za-z0-9._~+/=-]{12,}))"};
-  RE2 secret_assignment{
-      R"((?i)([A-Za-z0-9_.-]*(?:password|passwd|token|secret|api[_-]?key|access[_-]?key|private[_-]?key))" FAULTLINE_QUOTE
-      R"(\s*[=:]\s*)" FAULTLINE_QUOTE R"()([^\s"'\\<>&,;]+))"};
+  RE2 secret_assignment{R"((?i)([A-Za-z0-9_.-]*)" FAULTLINE_SECRET_WORD FAULTLINE_QUOTE
+                        R"(\s*[=:]\s*)" FAULTLINE_QUOTE R"()([^\s"'\\<>&,;]+))"};
   RE2 env_secret{R"(([A-Z][A-Z0-9_]+)" FAULTLINE_QUOTE R"((?:=|:\s*))" FAULTLINE_QUOTE
                  R"()([A-Za-z0-9+/]{20,}={0,2}))"};
   RE2 email{R"([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})"};
-  RE2 user_path{R"((/home/|/Users/)([^/\s"'\\<>&:;,]+))"};
+  // User names in paths: /home/alice, /Users/alice, /users/alice, /user/alice (HDFS, S3
+  // prefixes), /scratch/alice, C:\Users\alice (its backslashes perhaps doubled by JSON), ~alice.
+  RE2 user_path{
+      R"((/home/|/Users/|/users/|/user/|/scratch/|[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/))([^/\\\s"'<>&:;,]+))"};
+  RE2 tilde_user{R"((~)([A-Za-z_][A-Za-z0-9_.-]*))"};
   RE2 ipv4{R"([0-9]{1,3}(?:\.[0-9]{1,3}){3})"};
   RE2 ipv6{R"(([0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7})(%[A-Za-z0-9_.-]+)?)"};
   RE2 mac{R"([0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:[:-][0-9A-Fa-f]{2}){4})"};
@@ -37,6 +60,7 @@ struct Patterns {
                       R"(\s*[=:]\s*)" FAULTLINE_QUOTE R"()([A-Za-z][A-Za-z0-9_.-]*))"};
 };
 #undef FAULTLINE_QUOTE
+#undef FAULTLINE_SECRET_WORD
 
 const Patterns& patterns() {
   static const Patterns compiled;
@@ -132,6 +156,38 @@ bool looks_random(std::string_view value) {
   return upper && lower && value.size() >= 20;
 }
 
+// A run of base64 that is a key rather than a word, a path or a hash: long enough, with upper
+// and lower case and digits mixed. Inside an unterminated private key block (`in_key`), the
+// shorter lines of its body count too.
+bool looks_like_key(std::string_view value, bool in_key) {
+  size_t upper = 0, lower = 0, digits = 0, changes = 0;
+  int last_kind = -1;
+  for (char c : value) {
+    int kind = (c >= 'A' && c <= 'Z') ? 0 : (c >= 'a' && c <= 'z') ? 1 : is_digit(c) ? 2 : 3;
+    upper += kind == 0;
+    lower += kind == 1;
+    digits += kind == 2;
+    changes += last_kind >= 0 && kind != last_kind;
+    last_kind = kind;
+  }
+  if (in_key) return value.size() >= 16 && upper >= 2 && lower >= 2 && digits >= 1;
+  // A path is cut by slashes every few letters; base64 has one in 64 characters.
+  size_t slashes = static_cast<size_t>(std::count(value.begin(), value.end(), '/'));
+  if (value.front() == '/' || slashes * 12 > value.size()) return false;
+  return value.size() >= 40 && upper >= 3 && lower >= 3 && digits >= 1 && changes >= 10;
+}
+
+// The last label of a dotted word that makes it a file name rather than a host's domain.
+bool is_file_extension(std::string_view label) {
+  static constexpr std::array<std::string_view, 22> kExtensions = {
+      "log", "txt",  "out", "err", "json", "jsonl", "gz",  "zst", "xz",     "bz2",    "tar",
+      "zip", "yaml", "yml", "csv", "py",   "sh",    "cfg", "pid", "stderr", "stdout", "lock"};
+  std::string lower(label);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](char c) { return static_cast<char>(c | 0x20); });
+  return std::find(kExtensions.begin(), kExtensions.end(), lower) != kExtensions.end();
+}
+
 bool valid_ipv6(std::string_view address) {
   size_t double_colon = address.find("::");
   if (double_colon != std::string_view::npos &&
@@ -156,8 +212,9 @@ bool valid_ipv6(std::string_view address) {
 // Top-level domains an FQDN may end with: public ones need three labels (a.example.com), site
 // ones two (node1.cluster).
 bool is_fqdn(std::string_view name) {
-  static constexpr std::array<std::string_view, 9> kPublic = {"com", "net", "org",   "edu", "gov",
-                                                              "io",  "ai",  "cloud", "dev"};
+  static constexpr std::array<std::string_view, 17> kPublic = {"com", "net",   "org", "edu",     "gov", "io",
+                                                               "ai",  "cloud", "dev", "example", "us",  "uk",
+                                                               "de",  "info",  "app", "tech",    "co"};
   static constexpr std::array<std::string_view, 8> kSite = {"local", "localdomain", "internal", "lan",
                                                             "corp",  "intra",       "cluster",  "svc"};
   size_t labels = 1 + static_cast<size_t>(std::count(name.begin(), name.end(), '.'));
@@ -230,6 +287,12 @@ std::string Redactor::mask_words(std::string_view text) {
     } else if (is_fqdn(word)) {
       std::string first_label(word.substr(0, first_dot));
       result += host_alias(hosts_.contains(first_label) ? first_label : name);
+    } else if (first_dot != std::string_view::npos &&
+               hosts_.contains(std::string(word.substr(0, first_dot))) &&
+               !is_file_extension(word.substr(word.rfind('.') + 1)) &&
+               !is_digit(word.substr(word.rfind('.') + 1).empty() ? '0' : word[word.rfind('.') + 1])) {
+      // A known host with its domain: the domain names the organisation, so all of it goes.
+      result += host_alias(std::string(word.substr(0, first_dot)));
     } else if (first_dot != std::string_view::npos) {
       size_t start = 0;
       while (start <= word.size()) {
@@ -259,12 +322,40 @@ std::string Redactor::redact(std::string_view input) {
   std::string text(input);
   auto starts_word = [](std::string_view all, size_t begin) { return !is_word(before(all, begin)); };
 
-  text = replace_matches(text, re.url_credentials, [](std::string_view, size_t, size_t, const Groups&) {
-    return std::optional<std::string>("://REDACTED@");
+  auto masked = [](std::string_view) { return std::optional<std::string>("REDACTED"); };
+  if (text.find("PRIVATE KEY-----") != std::string::npos) {
+    text = replace_matches(text, re.private_key_block, [](std::string_view, size_t, size_t, const Groups&) {
+      return std::optional<std::string>("[PRIVATE KEY REDACTED]");
+    });
+  }
+  // A block whose end is not in this text (a report cut it): its body lines are masked below.
+  bool in_key = text.find("PRIVATE KEY-----") != std::string::npos;
+  text = replace_matches(text, re.jwt, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
+    return starts_word(all, begin) ? masked(view(groups[0])) : std::nullopt;
+  });
+  text =
+      replace_matches(text, re.url_credentials, [](std::string_view, size_t, size_t, const Groups& groups) {
+        if (is_redacted(view(groups[1]))) return std::optional<std::string>();
+        return std::optional<std::string>("://REDACTED@");
+      });
+  text = replace_matches(text, re.query_secret, [](std::string_view, size_t, size_t, const Groups& groups) {
+    if (is_redacted(view(groups[2]))) return std::optional<std::string>();
+    return std::optional<std::string>(std::string(view(groups[1])) + "REDACTED");
   });
   text = replace_matches(text, re.token, [&](std::string_view all, size_t begin, size_t, const Groups&) {
     return starts_word(all, begin) ? std::optional<std::string>("REDACTED") : std::nullopt;
   });
+  text = replace_matches(text, re.cut_token, [&](std::string_view all, size_t begin, size_t, const Groups&) {
+    return starts_word(all, begin) ? std::optional<std::string>("REDACTED…") : std::nullopt;
+  });
+  text = replace_matches(text, re.secret_option,
+                         [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
+                           std::string_view value = view(groups[3]);
+                           if (!starts_word(all, begin) || is_redacted(value))
+                             return std::optional<std::string>();
+                           return std::optional<std::string>(std::string(view(groups[1])) +
+                                                             std::string(view(groups[2])) + "REDACTED");
+                         });
   text = replace_matches(
       text, re.authorization, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
         if (!starts_word(all, begin)) return std::optional<std::string>();
@@ -280,7 +371,11 @@ std::string Redactor::redact(std::string_view input) {
   text = replace_matches(
       text, re.secret_assignment, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
         std::string_view value = view(groups[2]);
-        if (!starts_word(all, begin) || all_digits(value) || is_redacted(value))
+        std::string key(view(groups[1]));
+        std::transform(key.begin(), key.end(), key.begin(),
+                       [](char c) { return static_cast<char>(c | 0x20); });
+        bool counts = key.find("token") != std::string::npos;  // token: 4096 may be a count
+        if (!starts_word(all, begin) || (counts && all_digits(value)) || is_redacted(value))
           return std::optional<std::string>();
         std::string_view match = view(groups[0]);
         return std::optional<std::string>(std::string(match.substr(0, match.size() - value.size())) +
@@ -297,6 +392,14 @@ std::string Redactor::redact(std::string_view input) {
         return std::optional<std::string>(std::string(match.substr(0, match.size() - value.size())) +
                                           "REDACTED");
       });
+  text =
+      replace_matches(text, re.key_blob, [&](std::string_view all, size_t begin, size_t end, const Groups&) {
+        char previous = before(all, begin);
+        char next = after(all, end);
+        if (is_name(previous) || is_name(next)) return std::optional<std::string>();
+        std::string_view value = all.substr(begin, end - begin);
+        return looks_like_key(value, in_key) ? std::optional<std::string>("REDACTED") : std::nullopt;
+      });
   text = replace_matches(text, re.email, [](std::string_view all, size_t begin, size_t, const Groups&) {
     char previous = before(all, begin);  // not the rest of a word, nor a URL's masked credentials
     if (is_word(previous) || previous == ':' || previous == '/') return std::optional<std::string>();
@@ -307,6 +410,19 @@ std::string Redactor::redact(std::string_view input) {
     if (name != "USER" && name.size() >= 3 && !all_digits(name)) user_names_.insert(name);
     return std::optional<std::string>(std::string(view(groups[1])) + "USER");
   });
+  text = replace_matches(
+      text, re.tilde_user, [&](std::string_view all, size_t begin, size_t end, const Groups& groups) {
+        // ~alice/ and ~alice, not a C++ destructor (~WorkNCCL(), c10d::~ProcessGroupNCCL).
+        std::string name(view(groups[2]));
+        char previous = before(all, begin);
+        char next = after(all, end);
+        bool lower = std::all_of(name.begin(), name.end(), [](char c) { return !(c >= 'A' && c <= 'Z'); });
+        if (is_name(previous) || previous == ':' || previous == '/' || next == '(' || !lower ||
+            name == "USER")
+          return std::optional<std::string>();
+        if (name.size() >= 3 && !all_digits(name)) user_names_.insert(name);
+        return std::optional<std::string>("~USER");
+      });
   text = replace_matches(text, re.ipv4,
                          [&](std::string_view all, size_t begin, size_t end, const Groups& groups) {
                            char previous = before(all, begin);

@@ -111,3 +111,69 @@ TEST_CASE("scan --redact masks them in its JSONL lines and its summary") {
     start = end + 1;
   }
 }
+
+namespace {
+
+// Every kind of secret the issue found leaking, each on the evidence line, at its start, in its
+// middle and at its end.
+const std::vector<std::string> kMoreSecrets = {
+    "hunter2",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "glpat-Zq8Lm2Np4Qr6St8Uv0Wx",
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+    "corp-internal",
+    "carol",
+    "dave",
+    "eyJzdWIiOiIxMjM0NTY3ODkwIn0"};
+
+std::string more_secrets_log() {
+  return "gpu-node-07.corp-internal.example: [rank3]: Traceback (most recent call last):\n"
+         "gpu-node-07.corp-internal.example: [rank3]:   File \"C:\\Users\\carol\\serve.py\", line 12\n"
+         "gpu-node-07.corp-internal.example: [rank3]: ValueError: Total number of attention heads (40) must "
+         "be "
+         "divisible by tensor parallel size (6). --password hunter2 log C:\\Users\\carol\\run.log "
+         "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY "
+         "https://glpat-Zq8Lm2Np4Qr6St8Uv0Wx@gitlab.corp-internal.example/x.git ~dave/cache "
+         "-----BEGIN OPENSSH PRIVATE KEY----- "
+         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW -----END OPENSSH PRIVATE "
+         "KEY----- "
+         "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\n";
+}
+
+std::vector<std::string> more_leaked(const std::string& text) {
+  std::vector<std::string> found;
+  for (const auto& secret : kMoreSecrets) {
+    if (text.find(secret) != std::string::npos) found.push_back(secret);
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "every secret kind is masked in every format: passwords, cloud keys, URL tokens, keys, FQDNs, users") {
+  Scratch scratch;
+  std::string log = scratch.write("job.log", more_secrets_log());
+  RunResult plain = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(more_leaked(plain.out) == kMoreSecrets);  // so the checks below are not vacuous
+  for (std::string format : {"text", "json", "jsonl", "markdown", "html", "sarif"}) {
+    CAPTURE(format);
+    RunResult run = run_faultline({"diagnose", "--redact", "--color", "never", "--format", format, log});
+    CHECK(run.exit_code == 1);
+    CHECK(more_leaked(run.out + run.err).empty());
+    CHECK(run.out.find("heads_not_divisible") != std::string::npos);
+    if (format == "json" || format == "sarif") CHECK(parses_as_json(run.out));
+  }
+}
+
+TEST_CASE("every secret kind is masked in scan and in merge") {
+  Scratch scratch;
+  scratch.write("runs/job-a/rank3.log", more_secrets_log());
+  RunResult plain = run_faultline({"scan", "-q", "-j", "1", scratch.path("runs")});
+  std::string results = scratch.write("shard.jsonl", plain.out);
+  RunResult scan = run_faultline({"scan", "--redact", "-j", "1", scratch.path("runs")});
+  CHECK(more_leaked(scan.out + scan.err).empty());
+  RunResult merge = run_faultline({"merge", "--redact", results});
+  CHECK(more_leaked(merge.out + merge.err).empty());
+  CHECK(merge.out.find("heads_not_divisible") != std::string::npos);
+}

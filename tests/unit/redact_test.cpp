@@ -122,3 +122,97 @@ TEST_CASE("redacted JSON stays JSON: replacements hold no quotes, backslashes or
   CHECK(redactor.redact(json) ==
         R"({"evidence":["host-1: IP-1 /home/USER REDACTED EMAIL"],"token":"REDACTED"})");
 }
+
+TEST_CASE("a token cut short by a report keeps none of itself") {
+  CHECK(redact("HF token hf_Zq8Lm2…") == "HF token REDACTED…");
+  CHECK(redact("key AKIAIOSF…") == "key REDACTED…");
+  CHECK(redact("a word cut here…") == "a word cut here…");
+}
+
+TEST_CASE("values of options that name a secret are masked, in --opt value and --opt=value forms") {
+  CHECK(redact("launch --password hunter2 --user bob") == "launch --password REDACTED --user bob");
+  CHECK(redact("launch --password=123456 -p 8") == "launch --password=REDACTED -p 8");
+  CHECK(redact("--hf-token hf_x1 --api-key abc --db-passwd 42") ==
+        "--hf-token REDACTED --api-key REDACTED --db-passwd REDACTED");
+  CHECK(redact("password: 123456") == "password: REDACTED");
+  std::string kept = "--max-new-tokens 512 --num-tokens=4096 --tokenizer llama";
+  CHECK(redact(kept) == kept);
+}
+
+TEST_CASE("AWS, GCP and Azure keys are masked") {
+  CHECK(redact("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY") ==
+        "aws_secret_access_key = REDACTED");
+  CHECK(redact("creds ASIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY end") ==
+        "creds REDACTED REDACTED end");
+  CHECK(redact("key=AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW ok") == "key=REDACTED ok");
+  CHECK(redact(
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;") ==
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=REDACTED;");
+  CHECK(redact("https://acct.blob.core.windows.net/c/f?sv=2022&sig=AbC%2Fdef123") ==
+        "https://host-1/c/f?sv=2022&sig=REDACTED");
+}
+
+TEST_CASE("credentials in URLs of every scheme are masked, a token alone too") {
+  CHECK(redact("clone https://glpat-AbCdEfGhIjKlMnOpQrSt@gitlab.corp.com/x.git") ==
+        "clone https://REDACTED@host-1/x.git");
+  CHECK(redact("git clone https://ghp_abc123@github.com/org/repo") ==
+        "git clone https://REDACTED@github.com/org/repo");
+  CHECK(redact("redis://:s3cret@cache:6379 postgres://u:p@db/x") ==
+        "redis://REDACTED@cache:6379 postgres://REDACTED@db/x");
+}
+
+TEST_CASE("JWTs are masked") {
+  CHECK(
+      redact(
+          "token "
+          "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U x") ==
+      "token REDACTED x");
+}
+
+TEST_CASE("private key blocks are masked whole, across lines and in JSON strings") {
+  std::string block =
+      "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+      "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+      "QyNTUxOQAAACB7k2\n"
+      "-----END OPENSSH PRIVATE KEY-----";
+  CHECK(redact("key:\n" + block + "\ndone") == "key:\n[PRIVATE KEY REDACTED]\ndone");
+  std::string json =
+      R"({"text":"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1b2C3d4\n-----END RSA PRIVATE KEY-----"})";
+  CHECK(redact(json) == R"({"text":"[PRIVATE KEY REDACTED]"})");
+}
+
+TEST_CASE("the body of a private key block whose end was cut is masked line by line") {
+  CHECK(redact("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nAb3dE5fG7h") ==
+        "-----BEGIN PRIVATE KEY-----\nREDACTED\nAb3dE5fG7h");
+}
+
+TEST_CASE("long base64 keys are masked, but paths, hashes and identifiers are not") {
+  std::string kept =
+      "/usr/lib/python3.10/site-packages/torch/distributed/elastic/multiprocessing/api.py "
+      "0123456789abcdef0123456789abcdef01234567 ProcessGroupNCCL.cpp:1479 ncclUnhandledCudaError "
+      "model.layers.31.self_attn.q_proj.weight torch.distributed.DistBackendError "
+      "MyProject/Models/Llama3Model/Weights/Shard0/Final";
+  CHECK(redact(kept) == kept);
+}
+
+TEST_CASE("a known host's FQDN is masked whole, its domain too, but its log file keeps its name") {
+  Redactor redactor;
+  redactor.add_hosts({"gpu-a1"});
+  CHECK(redactor.redact("on gpu-a1.corp-internal.acme and gpu-a1.log") == "on host-1 and host-1.log");
+}
+
+TEST_CASE("user names in every path form are masked") {
+  CHECK(redact("s3://bucket/users/alice/ckpt and /user/bob/x") ==
+        "s3://bucket/users/USER/ckpt and /user/USER/x");
+  CHECK(redact("C:\\Users\\carol\\run.log and ~dave/.cache") == "C:\\Users\\USER\\run.log and ~USER/.cache");
+  CHECK(redact(R"({"path":"C:\\Users\\carol\\x"})") == R"({"path":"C:\\Users\\USER\\x"})");
+  CHECK(redact("/scratch/erin/job then erin again") == "/scratch/USER/job then USER again");
+  std::string kept = "c10d::ProcessGroupNCCL::~ProcessGroupNCCL() and ~WorkNCCL() ~/x";
+  CHECK(redact(kept) == kept);
+}
+
+TEST_CASE("a user name learned from ~alice is masked in an s3 path") {
+  Redactor redactor;
+  CHECK(redactor.redact("cd ~alice") == "cd ~USER");
+  CHECK(redactor.redact("s3://bucket/team/alice/ckpt") == "s3://bucket/team/USER/ckpt");
+}
