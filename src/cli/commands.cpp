@@ -19,25 +19,44 @@
 namespace faultline::cli {
 namespace {
 
+// stdout and stderr. A reader that went away (EPIPE: `faultline ... | head`) ends writing
+// quietly, as in ripgrep; any other write error on stdout (a full disk, `> /dev/full`, a closed
+// stdout) ends it too and is reported by finish(), which makes the exit code 2.
 class ProcessOutput final : public Output {
  public:
-  void out(std::string_view text) override { write_all(STDOUT_FILENO, text); }
-  void err(std::string_view text) override { write_all(STDERR_FILENO, text); }
+  void out(std::string_view text) override {
+    if (out_errno_ == 0) out_errno_ = write_all(STDOUT_FILENO, text);
+  }
+  void err(std::string_view text) override {
+    if (err_errno_ == 0) err_errno_ = write_all(STDERR_FILENO, text);
+  }
   bool out_is_terminal() const override { return ::isatty(STDOUT_FILENO); }
   bool in_is_terminal() const override { return ::isatty(STDIN_FILENO); }
   bool err_is_terminal() const override { return ::isatty(STDERR_FILENO); }
 
+  // The exit code once the command has returned `code`.
+  int finish(int code) {
+    if (out_errno_ == 0 || out_errno_ == EPIPE) return code;
+    err(std::string("faultline: error writing to stdout: ") + std::strerror(out_errno_) + "\n");
+    return 2;
+  }
+
  private:
-  static void write_all(int fd, std::string_view text) {
+  // 0, or the errno that stopped the write.
+  static int write_all(int fd, std::string_view text) {
     while (!text.empty()) {
       ssize_t n = ::write(fd, text.data(), text.size());
       if (n < 0) {
         if (errno == EINTR) continue;
-        return;  // EPIPE and friends: the reader went away
+        return errno;
       }
       text.remove_prefix(static_cast<size_t>(n));
     }
+    return 0;
   }
+
+  int out_errno_ = 0;
+  int err_errno_ = 0;
 };
 
 // The width to wrap a report to on a terminal: COLUMNS when set, else the terminal's own.
@@ -129,9 +148,18 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   return runner.had_input_errors() ? 2 : 0;
 }
 
+namespace {
+int run_command(int argc, const char* const* argv, ProcessOutput& process_out);
+}  // namespace
+
 int run(int argc, const char* const* argv) {
   std::signal(SIGPIPE, SIG_IGN);
   ProcessOutput process_out;
+  return process_out.finish(run_command(argc, argv, process_out));
+}
+
+namespace {
+int run_command(int argc, const char* const* argv, ProcessOutput& process_out) {
   RedactingOutput redacting_out(process_out);
   // Decided before the options are parsed, so that a bad command line's message is redacted too.
   bool redact = std::any_of(argv + 1, argv + argc,
@@ -148,5 +176,7 @@ int run(int argc, const char* const* argv) {
   }
   return find_command(options->command)->run(*options, out);
 }
+
+}  // namespace
 
 }  // namespace faultline::cli

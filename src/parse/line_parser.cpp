@@ -122,7 +122,8 @@ Line LineParser::parse_piece(string_view text, bool is_piece) {
 // needs a prefix of its own and a tail that cannot start a sentence.
 bool LineParser::mend_wrap(Line& line, string_view piece, string_view rest, bool took_prefix) {
   if (!wrap_.open || took_prefix || line.severity || wrap_.source != line.source ||
-      wrap_.number + 1 != line.number || piece.size() > wrap_.width || rest.data() != piece.data()) {
+      wrap_.number + 1 != line.number || piece.size() > wrap_.width || rest.data() != piece.data() ||
+      !may_mend(wrap_.text.size(), rest.size())) {
     return false;
   }
   if (!wrap_.width_seen_before && !wrap_.had_prefix) return false;

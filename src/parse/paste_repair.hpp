@@ -29,6 +29,15 @@ size_t find_glued_start(std::string_view text);
 // Ray's dedup suffix " [repeated 3x across cluster]": removed from `text`; returns 3, or 0.
 int strip_repeated_suffix(std::string_view& text);
 
+// The longest line that mending hard wraps may build. Past it the next line starts afresh:
+// lines of one width that never end (a dump of hex digests) would otherwise be joined into one
+// line that grows, and is matched again, at every line, which is quadratic.
+inline constexpr size_t kMaxMendedLineBytes = size_t{8} << 10;
+// Whether a wrapped line of `head_bytes` may take a tail of `tail_bytes`.
+inline bool may_mend(size_t head_bytes, size_t tail_bytes) {
+  return head_bytes + tail_bytes <= kMaxMendedLineBytes;
+}
+
 // A line that a terminal's hard wrap broke mid-token ends in a letter, digit, '_' or '='.
 bool ends_mid_token(std::string_view text);
 // Whether `text` (a line with no prefix) can be the tail of a wrapped line: no indentation,

@@ -1,11 +1,16 @@
 // Loads rule packs with yaml-cpp; its exceptions stop here (style.md, convention 3).
 #include <re2/re2.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "base/text.hpp"
 #include "rules/rule_set.hpp"
@@ -18,11 +23,102 @@ const std::set<std::string, std::less<>> kRuleKeys = {
     "unless",  "frames", "skip_frames", "priority",  "when", "derive",   "explain", "symptoms",
     "confirm", "fix",    "verify",      "narrative", "refs", "examples"};
 
+// YAML aliases repeat a node without repeating its text: a 1 MiB anchored string referenced
+// 2,000 times is 2 GB to convert, and deeper nesting grows exponentially. Before the pack is
+// loaded, its events are walked once, each anchored node's expanded size remembered, and a pack
+// that would expand past kMaxExpandedBytes (or use more than kMaxAliases aliases) is refused at
+// the alias that passed the limit. Syntax errors are left for YAML::Load to report.
+class AliasBudget final : public YAML::EventHandler {
+ public:
+  static constexpr uint64_t kMaxExpandedBytes = uint64_t{4} << 20;
+  static constexpr uint64_t kMaxAliases = 10'000;
+
+  explicit AliasBudget(uint64_t text_bytes) : limit_(kMaxExpandedBytes + text_bytes) {}
+  const std::optional<std::pair<YAML::Mark, std::string>>& refusal() const { return refusal_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { add(mark, anchor, 1); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto found = sizes_.find(anchor);
+    uint64_t size = found == sizes_.end() ? 1 : found->second;
+    if (++aliases_ > kMaxAliases && !refusal_) {
+      refusal_.emplace(mark, "the pack uses more than " + std::to_string(kMaxAliases) +
+                                 " YAML aliases; a rule pack may use at most " + std::to_string(kMaxAliases));
+    }
+    add(mark, 0, size);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& value) override {
+    add(mark, anchor, value.size() + 1);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open_.push_back({anchor, 1});
+    (void)mark;
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open_.push_back({anchor, 1});
+    (void)mark;
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Open {
+    YAML::anchor_t anchor;
+    uint64_t size;
+  };
+  void add(const YAML::Mark& mark, YAML::anchor_t anchor, uint64_t size) {
+    if (anchor != 0) sizes_[anchor] = size;
+    if (!open_.empty()) open_.back().size = std::min(open_.back().size + size, limit_ + 1);
+    total_ = std::min(total_ + size, limit_ + 1);
+    if (total_ > limit_ && !refusal_) {
+      refusal_.emplace(mark, "YAML aliases expand the pack past " + std::to_string(limit_ >> 20) +
+                                 " MiB; a rule pack may expand to at most its own size plus " +
+                                 std::to_string(kMaxExpandedBytes >> 20) + " MiB");
+    }
+  }
+  void close() {
+    if (open_.empty()) return;
+    Open done = open_.back();
+    open_.pop_back();
+    if (done.anchor != 0) sizes_[done.anchor] = done.size;
+    if (!open_.empty()) open_.back().size = std::min(open_.back().size + done.size, limit_ + 1);
+  }
+
+  uint64_t limit_;
+  uint64_t total_ = 0;  // every scalar as often as the pack's aliases repeat it
+  uint64_t aliases_ = 0;
+  std::map<YAML::anchor_t, uint64_t> sizes_;
+  std::vector<Open> open_;
+  std::optional<std::pair<YAML::Mark, std::string>> refusal_;
+};
+
+// "origin:line:col: message" when `text`'s aliases expand it past the limits.
+std::optional<std::string> refuse_alias_bombs(std::string_view text, const std::string& origin) {
+  std::istringstream in{std::string(text)};
+  AliasBudget budget(text.size());
+  try {
+    YAML::Parser parser(in);
+    while (!budget.refusal() && parser.HandleNextDocument(budget)) {
+    }
+  } catch (const YAML::Exception&) {
+    return std::nullopt;  // YAML::Load reports it, with its place
+  }
+  if (!budget.refusal()) return std::nullopt;
+  const auto& [mark, message] = *budget.refusal();
+  return origin + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": " +
+         message;
+}
+
 class PackLoader {
  public:
   explicit PackLoader(std::string origin) : origin_(std::move(origin)) {}
 
   Result<std::vector<Rule>> load(std::string_view text) {
+    if (auto refused = refuse_alias_bombs(text, origin_)) return Status::error(*refused);
     YAML::Node root;
     try {
       root = YAML::Load(std::string(text));

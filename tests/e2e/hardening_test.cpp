@@ -118,3 +118,19 @@ TEST_CASE("a .py beside the log: source code in a directory is skipped with its 
     CHECK(named.out.find("tp.heads_not_divisible") != std::string::npos);
   }
 }
+
+TEST_CASE(
+    "/dev/full: a write error on stdout is an error on stderr and exit code 2; a closed pipe stays quiet") {
+  Scratch scratch;
+  std::string log = scratch.write("rank3.log", std::string(kOomLine) + "\n");
+  std::string faultline = shell_quoted(binary_dir() + "/faultline");
+  auto [full_status, full_err] = shell(faultline + " diagnose " + shell_quoted(log) + " 2>&1 >/dev/full");
+  CHECK(full_status == 2);
+  CHECK(full_err == "faultline: error writing to stdout: No space left on device\n");
+  auto [closed_status, closed_err] = shell(faultline + " diagnose " + shell_quoted(log) + " 2>&1 >&-");
+  CHECK(closed_status == 2);
+  CHECK(closed_err == "faultline: error writing to stdout: Bad file descriptor\n");
+  auto [piped_status, piped_out] =
+      shell("(" + faultline + " diagnose " + shell_quoted(log) + " 2>&1; echo \"exit $?\" >&2) | head -c 1");
+  CHECK(piped_out == "D");
+}
