@@ -158,8 +158,14 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
   }
   scan::ScanPlan plan = scan::plan_jobs(roots, *job_by, options.include, options.exclude);
   plan.skipped.insert(plan.skipped.begin(), missing.begin(), missing.end());
-  std::erase_if(plan.jobs, [&](const scan::PlannedJob& job) { return !shard->holds(job.key); });
-  std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) { return !shard->holds(skip.key); });
+  // Shards hash each job's path under the roots' common parent: with several roots (a glob),
+  // every root's own jobs would otherwise be keyed '.' and land on one shard.
+  scan::ShardKeys shard_keys(roots);
+  std::erase_if(plan.jobs,
+                [&](const scan::PlannedJob& job) { return !shard->holds(shard_keys.key(job.name)); });
+  std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) {
+    return !shard->holds(shard_keys.key(skip.skipped.source));
+  });
 
   rules::Engine engine(rules);
   // The sampled literal screen is built by the first job to read 2 MiB, from a sample of it

@@ -134,3 +134,32 @@ TEST_CASE(
       shell("(" + faultline + " diagnose " + shell_quoted(log) + " 2>&1; echo \"exit $?\" >&2) | head -c 1");
   CHECK(piped_out == "D");
 }
+
+TEST_CASE("shards over a glob: run folders given one by one shard as their parent folder does") {
+  Scratch scratch;
+  std::vector<std::string> roots;
+  for (int i = 0; i < 12; ++i) {
+    std::string run = "logs/run-" + std::to_string(i);
+    scratch.write(run + "/rank3.log", std::string(kOomLine) + "\n");
+    roots.push_back(scratch.path(run));
+  }
+  size_t shards_used = 0, jobs_seen = 0;
+  for (int shard = 0; shard < 3; ++shard) {
+    std::vector<std::string> glob = {"scan", "-q", "--shard", std::to_string(shard) + "/3"};
+    glob.insert(glob.end(), roots.begin(), roots.end());
+    RunResult from_glob = run_faultline(glob);
+    RunResult from_parent =
+        run_faultline({"scan", "-q", "--shard", std::to_string(shard) + "/3", scratch.path("logs")});
+    size_t jobs = 0;
+    for (size_t at = 0; (at = from_glob.out.find("\"type\":\"job\"", at)) != std::string::npos; ++at) ++jobs;
+    for (int i = 0; i < 12; ++i) {
+      std::string job = "\"job\":\"" + scratch.path("logs/run-" + std::to_string(i)) + "\"";
+      CHECK((from_glob.out.find(job) != std::string::npos) ==
+            (from_parent.out.find(job) != std::string::npos));
+    }
+    shards_used += jobs > 0;
+    jobs_seen += jobs;
+  }
+  CHECK(jobs_seen == 12);
+  CHECK(shards_used == 3);
+}
