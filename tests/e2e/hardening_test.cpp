@@ -163,3 +163,19 @@ TEST_CASE("shards over a glob: run folders given one by one shard as their paren
   CHECK(jobs_seen == 12);
   CHECK(shards_used == 3);
 }
+
+TEST_CASE("merge of a shard given twice warns once for the file, and not at all with -q") {
+  Scratch scratch;
+  for (int i = 0; i < 3; ++i)
+    scratch.write("logs/run-" + std::to_string(i) + "/rank3.log", std::string(kOomLine) + "\n");
+  RunResult scan = run_faultline({"scan", "-q", "-j", "1", scratch.path("logs")});
+  std::string shard = scratch.write("shard0.jsonl", scan.out);
+  std::string again = scratch.write("shard0-again.jsonl", scan.out);
+  RunResult merged = run_faultline({"merge", "--format", "text", shard, again});
+  CHECK(merged.err == "faultline: " + again + ": 3 jobs seen before (the first, '" +
+                          scratch.path("logs/run-0") + "', in " + shard +
+                          "); each is counted once (a shard given twice?)\n");
+  RunResult quiet = run_faultline({"merge", "-q", "--format", "text", shard, again});
+  CHECK(quiet.err == "");
+  CHECK(quiet.out == merged.out);
+}

@@ -237,7 +237,10 @@ TEST_CASE("four shards merged give the summary of one unsharded scan" * doctest:
   merge.push_back(results.front());
   RunResult twice = run_faultline(merge);
   CHECK(twice.out == whole.summary + "\n");
-  CHECK(twice.err.find("was seen before, counted once") != std::string::npos);
+  CHECK(twice.err.find("faultline: " + results.front() + ": ") != std::string::npos);
+  CHECK(twice.err.find("seen before (the first, '") != std::string::npos);
+  CHECK(std::count(twice.err.begin(), twice.err.end(), '\n') ==
+        1 + std::count(merged.err.begin(), merged.err.end(), '\n'));
 }
 
 TEST_CASE("scan with one thread and with two writes the same job lines" * doctest::skip(kNoGenerator)) {
@@ -268,7 +271,8 @@ TEST_CASE("a corrupt file is skipped with its reason and the other jobs are diag
   CHECK(scan.cause_by_job[scratch.path("runs/good")] == "tp.heads_not_divisible");
   CHECK(scan.cause_by_job[scratch.path("runs/bad")] == "tp.heads_not_divisible");
   const std::string reason =
-      "binary file (4 of the 11 bytes other than NUL in its first 16 are control bytes or invalid UTF-8), not a "
+      "binary file (4 of the 11 bytes other than NUL in its first 16 are control bytes or invalid UTF-8), "
+      "not a "
       "log";
   CHECK(scan.skipped[garbage] == reason);
   CHECK(scan.analysed.count(good_log) == 1);
