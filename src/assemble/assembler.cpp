@@ -251,6 +251,9 @@ struct Assembler::Stream {
     }
     if (trim_right(text).ends_with(kTracebackHeader)) {  // the header always ends its line
       begin(line, sequence, EventKind::kTraceback);
+      // Only the header's own level counts (a record's, or a log line that holds the header): a
+      // fatal traceback often follows an unrelated INFO line.
+      event_.logged_at = line.severity;
       state_ = State::kFrames;
     } else if (is_frame_line(text)) {
       // A traceback pasted without its header often starts with the code line of the frame

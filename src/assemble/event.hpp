@@ -40,6 +40,10 @@ struct Event {
   std::vector<EventLine> lines;
   uint64_t lines_dropped = 0;
   uint64_t sequence = 0;  // input order of the first line, across the whole job
+  // A traceback a logger printed at this level ('W', 'I', 'D': a handled exception logged with
+  // its traceback inside a warning record, as NeMo's `[NeMo W ...]` records and a log line that
+  // holds the header show it): the header line's own level, 0 when it has none.
+  char logged_at = 0;
 
   // Every line's text joined with '\n': what `scope: event` rules match.
   std::string full_text() const;

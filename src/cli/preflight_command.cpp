@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "preflight/gpu_inventory.hpp"
 #include "report/report.hpp"
+#include "tp/model_catalogue.hpp"
 
 namespace faultline::cli {
 namespace {
@@ -23,6 +24,26 @@ Result<std::vector<preflight::Gpu>> gpu_inventory(const std::string& spec) {
 
 int run_preflight(const Options& options, Output& out) {
   preflight::ModelShape shape;
+  if (!options.model.empty()) {
+    const tp::CatalogueModel* model = tp::find_model(options.model);
+    if (!model) {
+      out.err("faultline: model '" + options.model +
+              "' is not in the catalogue (rules/models/catalogue.yaml): give its config.json with --config, "
+              "or its "
+              "sizes (--heads, --kv-heads, ...)\n");
+      return 2;
+    }
+    const tp::Geometry& g = model->geometry;
+    shape.heads = g.heads;
+    shape.kv_heads = g.kv_heads;
+    shape.hidden = g.hidden;
+    shape.ffn = g.ffn;
+    shape.moe_ffn = g.moe_ffn;
+    shape.experts = g.experts;
+    shape.vocab = g.vocab;
+    shape.layers = g.layers;
+    shape.model_type = model->id;
+  }
   if (!options.config.empty()) {
     auto read = preflight::read_model_config(options.config);
     if (!read) {
@@ -40,7 +61,15 @@ int run_preflight(const Options& options, Output& out) {
   given(shape.ffn, options.ffn);
   given(shape.vocab, options.vocab);
   given(shape.layers, options.layers);
-  report::PreflightReport report{options.config, shape, {options.tp, options.pp, std::nullopt, ""}, {}};
+  report::PreflightReport report{options.config.empty() ? options.model : options.config,
+                                 shape,
+                                 {options.tp, options.pp, std::nullopt, ""},
+                                 {}};
+  preflight::apply_framework(options.framework, report.plan);
+  if (auto required = preflight::apply_requirements(options.require, report.plan); !required) {
+    out.err("faultline: " + required.message() + "\n");
+    return 2;
+  }
   if (!options.gpus.empty()) {
     auto gpus = gpu_inventory(options.gpus);
     if (!gpus) {

@@ -81,7 +81,7 @@ const char* to_string(ActionKind kind) {
 }
 
 Action plan_action(const std::string& cause, const std::string& rule_id, const Facts& facts,
-                   const std::vector<std::string>& hosts) {
+                   const std::vector<std::string>& hosts, int64_t ranks) {
   Action action;
   auto [kind, retryable] = action_of(cause);
   action.kind = kind;
@@ -99,10 +99,14 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   model.vocab = int_fact(facts, "vocab");
   model.layers = int_fact(facts, "layers");
   tp::SplitRules rules;
-  action.strict_kv_heads = names_any(rule_id, {"megatron", "nemo", "deepspeed", "colossal"}) ||
-                           find_fact(facts, "megatron") != nullptr;
+  action.framework = framework_of(rule_id, facts);
+  bool kv_cause = cause == "tp.kv_heads_not_divisible";
+  action.strict_kv_heads = kv_cause || names_any(action.framework, {"megatron", "nemo", "deepspeed",
+                                                                    "colossalai", "tgi", "trtllm"});
   rules.replicate_kv_heads = !action.strict_kv_heads;
   rules.vocab_unpadded = cause == "tp.vocab_not_divisible";
+  if (kv_cause) action.requirements.push_back("kv-divisible");
+  if (rules.vocab_unpadded) action.requirements.push_back("vocab-divisible");
   for (auto [name, size] : {std::pair{"heads", model.heads}, std::pair{"kv_heads", model.kv_heads},
                             std::pair{"hidden", model.hidden}, std::pair{"ffn", model.ffn},
                             std::pair{"moe_ffn", model.moe_ffn}, std::pair{"vocab", model.vocab}}) {
@@ -122,15 +126,33 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   if (!gpus && int_fact(facts, "nproc_per_node")) {
     gpus = *int_fact(facts, "nproc_per_node") * int_fact(facts, "nnodes").value_or(1);
   }
-  if (!gpus && cause != "tp.size_exceeds_gpus" && int_fact(facts, "tp"))
-    gpus = tp * pp * int_fact(facts, "dp").value_or(1);
+  if (!gpus && cause != "tp.size_exceeds_gpus" && int_fact(facts, "tp")) {
+    // The job had at least the GPUs of the layout that crashed, and a GPU per rank it shows.
+    gpus = std::max(tp * pp * int_fact(facts, "dp").value_or(1), ranks);
+  }
   action.gpus = gpus;
+  if (cause == "tp.size_exceeds_gpus" && gpus && *gpus >= tp * pp) {
+    // The GPUs were enough, so the framework wanted them to fit the layout exactly.
+    action.requirements.push_back(*gpus % (tp * pp) != 0 ? "gpus-multiple" : "gpus-exact");
+  }
   // Sizes up to 64 (or the GPUs in use, when more): TP 151851 is no use, whatever divides.
   int64_t limit = std::max<int64_t>(gpus.value_or(64), 64);
   if (any_size) action.valid_tp = tp::valid_tp(model, limit, rules);
   if (model.layers) action.valid_pp = tp::valid_pp(model, limit);
   if (any_size || model.layers || cause == "tp.size_exceeds_gpus") {
     action.suggest = tp::suggest_layout(model, gpus, tp, pp, rules);
+    bool exact = std::find(action.requirements.begin(), action.requirements.end(), "gpus-exact") !=
+                 action.requirements.end();
+    if (exact && action.suggest && action.suggest->dp > 1) {
+      // No data parallelism: TP×PP must use every GPU.
+      action.suggest.reset();
+      for (int64_t stages : tp::valid_pp(model, *gpus)) {
+        if (*gpus % stages == 0 && tp::tp_fits(model, *gpus / stages, rules)) {
+          action.suggest = tp::Suggestion{*gpus / stages, stages, 1};
+          break;
+        }
+      }
+    }
   }
   if (action.suggest) {
     bool megatron = action.strict_kv_heads;
@@ -143,8 +165,33 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   return action;
 }
 
-std::string verify_command(const Facts& facts, int64_t tp, int64_t pp) {
+std::string framework_of(const std::string& rule_id, const Facts& facts) {
+  for (std::string_view name :
+       {"megatron", "nemo", "deepspeed", "colossalai", "tgi", "trtllm", "sglang", "vllm"}) {
+    if (rule_id.find(name) != std::string::npos) return std::string(name);
+  }
+  if (rule_id.find("colossal") != std::string::npos) return "colossalai";
+  if (find_fact(facts, "megatron")) return "megatron";
+  return "";
+}
+
+std::string verify_command(const Facts& facts, const Action& action, int64_t tp, int64_t pp, bool repro) {
+  // A real model's heads (at most 256): a larger count is a size the rule took for heads, too big to run.
+  bool repro_can_tell = repro && pp == 1 && action.requirements.empty() && int_fact(facts, "heads") &&
+                        *int_fact(facts, "heads") <= 256 && !int_fact(facts, "hidden") &&
+                        !int_fact(facts, "layers") && !int_fact(facts, "vocab");
+  if (repro_can_tell) {
+    std::string command = "faultline repro --heads " + std::to_string(*int_fact(facts, "heads"));
+    if (auto kv = int_fact(facts, "kv_heads")) command += " --kv-heads " + std::to_string(*kv);
+    if (auto ffn = int_fact(facts, "ffn")) command += " --ffn " + std::to_string(*ffn);
+    return command + " --tp " + std::to_string(tp);
+  }
   std::string command = "faultline preflight";
+  if (!action.framework.empty()) command += " --framework " + action.framework;
+  std::string requirements;
+  for (const auto& word : action.requirements) requirements += (requirements.empty() ? "" : ",") + word;
+  if (!requirements.empty()) command += " --require " + requirements;
+  const std::optional<int64_t>& gpus = action.gpus;
   bool any = false;
   for (auto [fact, option] :
        {std::pair{"heads", "--heads"}, std::pair{"kv_heads", "--kv-heads"}, std::pair{"hidden", "--hidden"},
@@ -154,9 +201,12 @@ std::string verify_command(const Facts& facts, int64_t tp, int64_t pp) {
       any = true;
     }
   }
+  if (gpus) {
+    command += " --gpus " + std::to_string(*gpus);
+    any = true;
+  }
   if (!any) return "";
-  command += " --tp " + std::to_string(tp);
-  if (pp > 1 || int_fact(facts, "layers")) command += " --pp " + std::to_string(pp);
+  command += " --tp " + std::to_string(tp) + " --pp " + std::to_string(pp);
   return command;
 }
 

@@ -38,16 +38,31 @@ struct Action {
   std::vector<std::string> used;     // the facts the valid TP sizes rest on: "heads", "kv_heads" ...
   std::vector<std::string> unknown;  // facts that would narrow the valid sizes, not known
   bool strict_kv_heads = false;      // the framework does not replicate KV heads (Megatron ...)
+  std::string framework;             // as `faultline preflight --framework` takes it; empty if none named
+  // What the crash shows the framework demands beyond its defaults, as `preflight --require` takes
+  // it: a KV-head failure, no replication (kv-divisible); a vocabulary failure, no padding
+  // (vocab-divisible); a world-size failure, the GPUs a multiple of (gpus-multiple) or equal to
+  // (gpus-exact) TP×PP.
+  std::vector<std::string> requirements;
 };
 
 // `facts`: the diagnosis' facts with the job's merged in (diagnosis' first). `rule_id` tells the
 // framework where it matters (Megatron/NeMo/DeepSpeed do not replicate KV heads; TGI does not pad
 // the vocabulary). `hosts`: those of the initiating failure, for hardware faults.
+// `ranks`: how many ranks the job's lines show, a floor for its GPU count.
 Action plan_action(const std::string& cause, const std::string& rule_id, const Facts& facts,
-                   const std::vector<std::string>& hosts);
+                   const std::vector<std::string>& hosts, int64_t ranks = 0);
 
-// `faultline preflight` with every size known and the layout given: a command that fails on the
-// layout that crashed and passes on the suggested one. Empty when too little is known.
-std::string verify_command(const Facts& facts, int64_t tp, int64_t pp);
+// The framework a diagnosis' rule and facts name, as `faultline preflight --framework` takes it
+// ("megatron", "tgi", "trtllm" ...), empty when they name none.
+std::string framework_of(const std::string& rule_id, const Facts& facts);
+
+// `faultline preflight` with every size known, the framework's split rules, the job's GPUs and the
+// layout given: a command that fails on the layout that crashed and passes on the suggested one.
+// Empty when too little is known.
+// With `repro`, a `faultline repro` command instead where it can tell the two layouts apart (a
+// model of heads, KV heads and FFN on one pipeline stage): it runs a small TP job of that model.
+std::string verify_command(const Facts& facts, const Action& action, int64_t tp, int64_t pp,
+                           bool repro = false);
 
 }  // namespace faultline::correlate

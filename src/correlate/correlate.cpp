@@ -501,11 +501,12 @@ std::string sizes_phrase(const std::vector<int64_t>& sizes) {
 // The action, and for a layout cause the remedy in words and a verify command that tells the
 // crashed layout from the suggested one. The rule's own fix lines that list sizes from the
 // error line's numbers alone give way to the sizes from every known fact.
-void plan_remedy(Diagnosis& diagnosis, const FindingGroup& chosen) {
+void plan_remedy(Diagnosis& diagnosis, const FindingGroup& chosen, const JobShape& shape) {
   // Facts of the job that the rule's own match did not capture: then the rule's sizes, from the
   // error line alone, may be wrong.
   bool beyond_rule = false;
-  diagnosis.action = plan_action(diagnosis.cause, diagnosis.rule->id, diagnosis.facts, chosen.hosts);
+  diagnosis.action = plan_action(diagnosis.cause, diagnosis.rule->id, diagnosis.facts, chosen.hosts,
+                                 static_cast<int64_t>(shape.ranks_seen.size()));
   const Action& action = diagnosis.action;
   if (!action.suggest) return;
   const tp::Suggestion& suggest = *action.suggest;
@@ -550,8 +551,14 @@ void plan_remedy(Diagnosis& diagnosis, const FindingGroup& chosen) {
     if (auto text = item.render(diagnosis.facts)) fix.push_back(std::move(*text));
   }
   diagnosis.fix = std::move(fix);
-  if (!beyond_rule && !diagnosis.verify.empty()) return;
-  if (std::string verify = verify_command(diagnosis.facts, suggest.tp, suggest.pp); !verify.empty()) {
+  // The verify command carries every size, the framework's rules and the GPUs, so that it fails
+  // on the layout that crashed and passes on the suggested one. A user's own rule (--rules) keeps
+  // the verify command it gives.
+  bool shipped = diagnosis.rule->origin.starts_with("rules/");
+  if (!shipped && diagnosis.rule->verify) return;
+  bool repro = diagnosis.rule->verify && diagnosis.rule->verify->source().starts_with("faultline repro");
+  if (std::string verify = verify_command(diagnosis.facts, action, suggest.tp, suggest.pp, repro);
+      !verify.empty()) {
     diagnosis.verify = verify;
   }
 }
@@ -727,7 +734,9 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   for (const auto& finding : findings) {
     if (finding.rule->role == Role::kRecovery || finding.rule->role == Role::kFact) continue;
     if (is_unrecognised(finding)) {
-      if (!recovered(finding)) unknown.push_back(&finding);
+      // A traceback a logger printed as a warning or as information was handled.
+      bool handled = finding.logged_at == 'W' || finding.logged_at == 'I' || finding.logged_at == 'D';
+      if (!recovered(finding) && !handled) unknown.push_back(&finding);
     } else {
       (finding.rule->role == Role::kRootCause ? roots : symptoms).push_back(&finding);
     }
@@ -808,7 +817,7 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   analysis.findings.insert(analysis.findings.end(), std::make_move_iterator(symptom_groups.begin()),
                            std::make_move_iterator(symptom_groups.end()));
   analysis.diagnosis->story = tell_story(*analysis.diagnosis, analysis.findings);
-  plan_remedy(*analysis.diagnosis, analysis.findings.front());
+  plan_remedy(*analysis.diagnosis, analysis.findings.front(), analysis.shape);
   return analysis;
 }
 

@@ -28,11 +28,15 @@ Check divides(const char* name, const char* what, std::optional<int64_t> size, i
   return check;
 }
 
-Check kv_heads_check(int64_t kv_heads, int64_t tp) {
+Check kv_heads_check(int64_t kv_heads, int64_t tp, bool replicate) {
   Check check{"kv_heads", Verdict::kOk, "", ""};
   std::string split = std::to_string(kv_heads) + " key/value heads over TP " + std::to_string(tp);
   if (kv_heads % tp == 0) {
     check.message = split + ": " + std::to_string(kv_heads / tp) + " each";
+  } else if (!replicate) {
+    check.verdict = Verdict::kError;
+    check.cause = "tp.kv_heads_not_divisible";
+    check.message = split + ": not divisible, and this framework does not replicate KV heads (query groups)";
   } else if (tp % kv_heads == 0) {
     check.verdict = Verdict::kNote;
     check.message = split + ": each KV head is replicated on " + std::to_string(tp / kv_heads) +
@@ -46,11 +50,15 @@ Check kv_heads_check(int64_t kv_heads, int64_t tp) {
   return check;
 }
 
-Check vocab_check(int64_t vocab, int64_t tp) {
+Check vocab_check(int64_t vocab, int64_t tp, bool unpadded) {
   Check check{"vocab", Verdict::kOk, "", ""};
   std::string split = std::to_string(vocab) + " vocabulary rows over TP " + std::to_string(tp);
   if (vocab % tp == 0) {
     check.message = split + ": " + std::to_string(vocab / tp) + " each";
+  } else if (unpadded) {
+    check.verdict = Verdict::kError;
+    check.cause = "tp.vocab_not_divisible";
+    check.message = split + ": not divisible, and this framework shards the embedding without padding it";
   } else {
     check.verdict = Verdict::kNote;
     check.message =
@@ -61,14 +69,51 @@ Check vocab_check(int64_t vocab, int64_t tp) {
   return check;
 }
 
-// Whether a TP size passes every divisibility check that is an error.
-bool tp_fits(const ModelShape& shape, int64_t tp) {
-  auto ok = [tp](const std::optional<int64_t>& size) { return !size || *size % tp == 0; };
-  bool kv_ok = !shape.kv_heads || *shape.kv_heads % tp == 0 || tp % *shape.kv_heads == 0;
-  return ok(shape.heads) && kv_ok && ok(shape.hidden) && ok(shape.ffn) && ok(shape.moe_ffn);
+tp::Geometry geometry_of(const ModelShape& shape) {
+  tp::Geometry model;
+  model.heads = shape.heads;
+  model.kv_heads = shape.kv_heads;
+  model.hidden = shape.hidden;
+  model.ffn = shape.ffn;
+  model.moe_ffn = shape.moe_ffn;
+  model.experts = shape.experts;
+  model.vocab = shape.vocab;
+  model.layers = shape.layers;
+  return model;
 }
 
 }  // namespace
+
+void apply_framework(const std::string& framework, Plan& plan) {
+  bool megatron_like =
+      framework == "megatron" || framework == "nemo" || framework == "deepspeed" || framework == "colossalai";
+  plan.rules.replicate_kv_heads = !megatron_like && framework != "tgi" && framework != "trtllm";
+  plan.rules.vocab_unpadded = framework == "tgi";
+  plan.gpu_fit = framework == "trtllm" ? Plan::GpuFit::kExact
+                 : megatron_like       ? Plan::GpuFit::kMultiple
+                                       : Plan::GpuFit::kAtLeast;
+}
+
+Status apply_requirements(std::string_view list, Plan& plan) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    std::string_view word = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    if (word == "kv-divisible") {
+      plan.rules.replicate_kv_heads = false;
+    } else if (word == "vocab-divisible") {
+      plan.rules.vocab_unpadded = true;
+    } else if (word == "gpus-multiple") {
+      if (plan.gpu_fit != Plan::GpuFit::kExact) plan.gpu_fit = Plan::GpuFit::kMultiple;
+    } else if (word == "gpus-exact") {
+      plan.gpu_fit = Plan::GpuFit::kExact;
+    } else if (!word.empty()) {
+      return Status::error("--require: unknown requirement '" + std::string(word) +
+                           "' (kv-divisible, vocab-divisible, gpus-multiple, gpus-exact)");
+    }
+  }
+  return Status::ok();
+}
 
 bool PreflightResult::ok() const {
   return std::none_of(checks.begin(), checks.end(),
@@ -82,7 +127,8 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
   if (shape.heads)
     result.checks.push_back(
         divides("heads", "attention heads", shape.heads, tp, "TP", "tp.heads_not_divisible"));
-  if (shape.kv_heads) result.checks.push_back(kv_heads_check(*shape.kv_heads, tp));
+  if (shape.kv_heads)
+    result.checks.push_back(kv_heads_check(*shape.kv_heads, tp, plan.rules.replicate_kv_heads));
   if (shape.hidden)
     result.checks.push_back(
         divides("hidden", "hidden size", shape.hidden, tp, "TP", "tp.hidden_not_divisible"));
@@ -93,7 +139,7 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
     result.checks.push_back(
         divides("moe_ffn", "MoE intermediate size", shape.moe_ffn, tp, "TP", "tp.ffn_not_divisible"));
   }
-  if (shape.vocab) result.checks.push_back(vocab_check(*shape.vocab, tp));
+  if (shape.vocab) result.checks.push_back(vocab_check(*shape.vocab, tp, plan.rules.vocab_unpadded));
   if (shape.layers && pp > 1) {
     result.checks.push_back(divides("layers", "layers", shape.layers, pp, "PP", "pp.layers_not_divisible"));
   }
@@ -106,9 +152,16 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
       check.verdict = Verdict::kError;
       check.cause = "tp.size_exceeds_gpus";
       check.message = need + ": not enough GPUs";
+    } else if (plan.gpu_fit == Plan::GpuFit::kExact && *plan.gpus != needed) {
+      check.verdict = Verdict::kError;
+      check.cause = "tp.size_exceeds_gpus";
+      check.message = need + ": this framework needs exactly TP × PP processes";
     } else if (*plan.gpus % needed != 0) {
-      check.verdict = Verdict::kNote;
-      check.message = need + ": " + std::to_string(*plan.gpus % needed) + " GPU(s) left idle";
+      check.verdict = plan.gpu_fit == Plan::GpuFit::kMultiple ? Verdict::kError : Verdict::kNote;
+      if (check.verdict == Verdict::kError) check.cause = "tp.size_exceeds_gpus";
+      check.message =
+          need + ": " + std::to_string(*plan.gpus % needed) + " GPU(s) left idle" +
+          (check.verdict == Verdict::kError ? "; the world size must be a multiple of TP × PP" : "");
     } else {
       check.message = need + ": " + std::to_string(*plan.gpus / needed) + " replica(s)";
     }
@@ -121,17 +174,15 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
                              "tp.heterogeneous_gpus"});
   }
   // What the model accepts, whatever the GPUs: the layouts below say what fits them.
-  int64_t limit = shape.heads ? *shape.heads : (plan.gpus ? *plan.gpus : 64);
-  for (int64_t candidate = 1; candidate <= std::min<int64_t>(limit, 1024); ++candidate) {
-    if (tp_fits(shape, candidate) && (!shape.heads || *shape.heads % candidate == 0))
-      result.valid_tp.push_back(candidate);
-  }
+  tp::Geometry model = geometry_of(shape);
+  int64_t limit = shape.heads ? *shape.heads : std::max<int64_t>(plan.gpus.value_or(64), 64);
+  result.valid_tp = tp::valid_tp(model, std::min<int64_t>(limit, 1024), plan.rules);
   if (plan.gpus) {
     // Every TP×PP model that fits, then how many replicas of it (data parallel) fill the GPUs:
     // the splits that use all of them as one model first.
     for (int64_t replicas : tp::divisors(*plan.gpus)) {
       for (const auto& layout : tp::layouts(*plan.gpus / replicas)) {
-        if (tp_fits(shape, layout.tp) && (!shape.layers || *shape.layers % layout.pp == 0)) {
+        if (tp::tp_fits(model, layout.tp, plan.rules) && (!shape.layers || *shape.layers % layout.pp == 0)) {
           result.layouts.push_back(layout.to_string() +
                                    (replicas > 1 ? " (" + std::to_string(replicas) + " replicas)" : ""));
         }

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.hpp"
 #include "preflight/model_config.hpp"
+#include "tp/layout.hpp"
 
 namespace faultline::preflight {
 
@@ -25,7 +27,20 @@ struct Plan {
   int64_t pp = 1;
   std::optional<int64_t> gpus;
   std::string gpu_mix;  // what differs between the GPUs (gpu_inventory.hpp); empty when alike
+  // How the framework splits (tp/layout.hpp): whether KV heads may be replicated, whether the
+  // vocabulary is padded.
+  tp::SplitRules rules;
+  // Megatron, NeMo, DeepSpeed: the GPUs must be a multiple of TP×PP (world size divisible);
+  // TensorRT-LLM: exactly TP×PP. Otherwise GPUs left over are a note.
+  enum class GpuFit { kAtLeast, kMultiple, kExact } gpu_fit = GpuFit::kAtLeast;
 };
+
+// The split rules and GPU fit of a framework named as `--framework` takes it (vllm, sglang, tgi,
+// megatron, nemo, deepspeed, colossalai, trtllm); an empty name gives the defaults.
+void apply_framework(const std::string& framework, Plan& plan);
+// Adds what `--require` names (kv-divisible, vocab-divisible, gpus-multiple, gpus-exact, comma-
+// separated); the error names the word it does not know.
+Status apply_requirements(std::string_view list, Plan& plan);
 
 struct PreflightResult {
   std::vector<Check> checks;

@@ -291,6 +291,7 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
                                    event.pid, event.time, event.sequence);
     finding.time_inherited = event.time_inherited;
     finding.matched = std::move(matched);
+    finding.logged_at = event.logged_at;
     return finding;
   };
   struct Found {

@@ -30,6 +30,7 @@ struct Finding {
   uint64_t sequence = 0;        // input order across the job
   Facts facts;                  // captured, then derived
   std::string matched;          // the text the rule matched (message, event or line)
+  char logged_at = 0;           // of an event's finding: the level a logger printed it at (Event::logged_at)
   std::vector<Evidence> evidence;
 };
 

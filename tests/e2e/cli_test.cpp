@@ -32,7 +32,9 @@ TEST_CASE("diagnose names the cause, the initiating rank, the computed fix and a
   CHECK(run.out.find("Diagnosis: tp.heads_not_divisible") != std::string::npos);
   CHECK(run.out.find("initiating rank: 3") != std::string::npos);
   CHECK(run.out.find("1, 2, 4, 5, 8, 10, 20, 40") != std::string::npos);  // divisors of 40
-  CHECK(run.out.find("Verify\n  $ faultline repro --heads 40 --tp 5\n") != std::string::npos);
+  // The remedy keeps the job's 6 GPUs (TP 2 × DP 3), and its verify runs that TP.
+  CHECK(run.out.find("Use TP 2 × PP 1 × DP 3 (keeps the job's 6 GPUs)") != std::string::npos);
+  CHECK(run.out.find("Verify\n  $ faultline repro --heads 40 --tp 2\n") != std::string::npos);
   CHECK(run.out.find("\x1b[") == std::string::npos);
 }
 
@@ -223,17 +225,18 @@ TEST_CASE("preflight names a config it cannot read") {
   CHECK(run_faultline({"preflight", "--tp", "2"}).exit_code == 2);
 }
 
-TEST_CASE("the verify command a TP diagnosis proposes passes preflight for that model") {
+TEST_CASE("the layout a TP diagnosis suggests passes preflight for that model, and the crashed one fails") {
   Scratch scratch;
   std::string config = scratch.write("config.json", R"({"num_attention_heads": 40, "hidden_size": 5120})");
-  RunResult diagnosis = run_faultline({"diagnose", "--format", "json", scratch.write("job.log", kHeadsLog)});
-  const std::string verify = "\"verify\": \"faultline repro --heads 40 --tp ";
+  RunResult diagnosis = run_faultline({"diagnose", "--format", "jsonl", scratch.write("job.log", kHeadsLog)});
+  const std::string verify = "\"verify\":\"faultline repro --heads 40 --tp ";
   size_t at = diagnosis.out.find(verify);
   REQUIRE(at != std::string::npos);
   at += verify.size();
   std::string tp = diagnosis.out.substr(at, diagnosis.out.find('"', at) - at);
-  CHECK(tp == "5");  // the largest divisor of 40 heads not above the failed 6
+  CHECK(diagnosis.out.find("\"suggest\":{\"tp\":" + tp + ",") != std::string::npos);
   CHECK(run_faultline({"preflight", "--config", config, "--tp", tp}).exit_code == 0);
+  CHECK(run_faultline({"preflight", "--config", config, "--tp", "6"}).exit_code == 1);
 }
 
 TEST_CASE("docs/rules holds the current entries of every shipped rule") {

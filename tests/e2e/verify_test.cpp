@@ -28,20 +28,20 @@ std::string override_pack(const std::string& verify) {
 
 }  // namespace
 
-TEST_CASE("diagnose --verify runs the key case's verify command, and TP 4 passes") {
+TEST_CASE("diagnose --verify runs the key case's verify command, and the suggested TP 8 passes") {
   RunResult run = run_faultline({"diagnose", "--verify", "--color", "never", corpus_log(kKeyCase)});
   CHECK(run.exit_code == 1);  // the diagnosis' own exit code
   CHECK(run.out.find("Diagnosis: tp.heads_not_divisible") != std::string::npos);
-  CHECK(run.out.find("\nverify: faultline repro --heads 32 --tp 4\n") != std::string::npos);
-  CHECK(run.out.find("  repro of TP 4 on the cpu backend: 32 heads") != std::string::npos);
+  CHECK(run.out.find("\nverify: faultline repro --heads 32 --tp 8\n") != std::string::npos);
+  CHECK(run.out.find("  repro of TP 8 on the cpu backend: 32 heads") != std::string::npos);
   CHECK(
-      run.out.find("  TP 4: [CPU_EMULATION] ran; sharded matches the unsharded double-precision reference") !=
+      run.out.find("  TP 8: [CPU_EMULATION] ran; sharded matches the unsharded double-precision reference") !=
       std::string::npos);
   CHECK(run.out.find("\nverify passed (exit code 0)\n") != std::string::npos);
   RunResult markdown = run_faultline({"diagnose", "--verify", "--format", "markdown", corpus_log(kKeyCase)});
   CHECK(markdown.out.find(
-            "\n**Verification**: passed (exit code 0)\n\n```text\n$ faultline repro --heads 32 --tp 4\n"
-            "repro of TP 4") != std::string::npos);
+            "\n**Verification**: passed (exit code 0)\n\n```text\n$ faultline repro --heads 32 --tp 8\n"
+            "repro of TP 8") != std::string::npos);
 }
 
 TEST_CASE("diagnose --verify puts a verification object in the JSON diagnosis") {
@@ -50,11 +50,11 @@ TEST_CASE("diagnose --verify puts a verification object in the JSON diagnosis") 
   size_t at = run.out.find("\"verification\": {");
   REQUIRE(at != std::string::npos);
   std::string verification = run.out.substr(at, run.out.find('}', at) - at);
-  CHECK(verification.find("\"command\": \"faultline repro --heads 32 --tp 4\",") != std::string::npos);
+  CHECK(verification.find("\"command\": \"faultline repro --heads 32 --tp 8\",") != std::string::npos);
   CHECK(verification.find("\"ran\": true,") != std::string::npos);
   CHECK(verification.find("\"exit_code\": 0,") != std::string::npos);
   CHECK(verification.find("\"passed\": true,") != std::string::npos);
-  CHECK(verification.find("\"output\": \"repro of TP 4 on the cpu backend") != std::string::npos);
+  CHECK(verification.find("\"output\": \"repro of TP 8 on the cpu backend") != std::string::npos);
   RunResult without = run_faultline({"diagnose", "--format", "json", corpus_log(kKeyCase)});
   CHECK(without.out.find("\"verification\"") == std::string::npos);
 

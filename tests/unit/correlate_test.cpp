@@ -295,6 +295,7 @@ TEST_CASE("the diagnosis renders the rule's templates from the facts") {
           "Not known from these logs: kv_heads, ffn; each would narrow the TP sizes above (pass the model's "
           "config.json to faultline preflight).",
           "Use one of 1, 2, 4, 8, 16, 32."});
+  // A rule that is not shipped keeps its own verify command.
   CHECK(analysis.diagnosis->verify == "preflight --tp 4");
   CHECK(analysis.diagnosis->facts.size() == 2);
   CHECK(analysis.diagnosis->fingerprint == analysis.findings[0].fingerprint);

@@ -1,0 +1,173 @@
+// Failures no rule knows, as a user meets them: one job diagnosed `unrecognised`, a scan that
+// groups them by template, `rules suggest` turning one into a rule; and the remedy of a layout
+// diagnosis from every fact the job gives, read from the JSON report.
+#include <doctest/doctest.h>
+#include <simdjson.h>
+
+#include <algorithm>
+
+#include "run_binary.hpp"
+#include "scratch.hpp"
+
+using namespace faultline::testing;
+
+namespace {
+
+// A torchrun job whose rank `rank` dies of `error` raised in `function` of `file`; the others
+// are sent SIGTERM and the agent prints its failure block.
+std::string crashed_job(int rank, const std::string& file, const std::string& function,
+                        const std::string& error) {
+  std::string r = "[rank" + std::to_string(rank) + "]: ";
+  return "[rank0]: step 12 | loss 2.31\n" + r + "Traceback (most recent call last):\n" + r +
+         "  File \"/srv/app/train.py\", line 90, in <module>\n" + r + "    main()\n" + r + "  File \"" +
+         file + "\", line 17, in " + function + "\n" + r + "    batch = build(samples)\n" + r + error + "\n" +
+         "W1130 10:00:05.000000 501 torch/distributed/elastic/multiprocessing/api.py:897] Sending process "
+         "601 "
+         "closing signal SIGTERM\n"
+         "E1130 10:00:06.000000 501 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: "
+         "1) "
+         "local_rank: " +
+         std::to_string(rank) + " (pid: 60" + std::to_string(rank) + ") of binary: /usr/bin/python\n";
+}
+
+simdjson::dom::element parse(simdjson::dom::parser& parser, const std::string& json) {
+  simdjson::dom::element root;
+  REQUIRE(parser.parse(json).get(root) == simdjson::SUCCESS);
+  return root;
+}
+
+std::vector<int64_t> sizes(simdjson::dom::element array) {
+  std::vector<int64_t> out;
+  for (auto item : array.get_array()) out.push_back(item.get_int64());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a KeyError no rule knows, in rank 2's data collator: cause unrecognised, rank 2, exit 1") {
+  Scratch scratch;
+  std::string log =
+      scratch.write("job.log", crashed_job(2, "/srv/app/collate.py", "collate", "KeyError: 'input_ids'"));
+  RunResult run = run_faultline({"diagnose", "--format", "jsonl", log});
+  CHECK(run.exit_code == 1);
+  simdjson::dom::parser parser;
+  auto job = parse(parser, run.out)["jobs"].at(0);
+  auto diagnosis = job["diagnosis"];
+  CHECK(std::string_view(diagnosis["cause"].get_string()) == "unrecognised");
+  CHECK(int64_t(diagnosis["initiating_rank"].get_int64()) == 2);
+  CHECK(std::string_view(diagnosis["facts"]["exception"].get_string()) == "KeyError");
+  CHECK(std::string_view(diagnosis["facts"]["frame_function"].get_string()) == "collate");
+  CHECK(std::string_view(diagnosis["action"]["kind"].get_string()) == "investigate");
+  auto findings = job["findings"].get_array();
+  CHECK(std::string_view(findings.at(0)["evidence"].at(0)["text"].get_string()) ==
+        "[rank2]: KeyError: 'input_ids'");
+  bool launcher_collateral = false;
+  for (auto finding : findings) {
+    std::string_view collateral_of;
+    if (finding["collateral_of"].get_string().get(collateral_of) == simdjson::SUCCESS)
+      launcher_collateral = launcher_collateral || collateral_of == "unrecognised";
+  }
+  CHECK(launcher_collateral);
+  RunResult text = run_faultline({"diagnose", "--color", "never", log});
+  CHECK(text.out.find("No rule knows this error") != std::string::npos);
+}
+
+TEST_CASE("a scan groups errors no rule knows by template: KeyErrors in one function, FileNotFoundErrors") {
+  Scratch scratch;
+  for (std::string key : {"input_ids", "labels", "attention_mask"}) {
+    scratch.write("jobs/keyerror-" + key + "/log.txt",
+                  crashed_job(1, "/srv/app/collate.py", "collate", "KeyError: '" + key + "'"));
+  }
+  for (std::string path : {"/data/shard-0001.bin", "/mnt/ckpt/step_200/model.pt"}) {
+    std::string name = path.substr(path.rfind('/') + 1);
+    scratch.write("jobs/missing-" + name + "/log.txt",
+                  crashed_job(0, "/srv/app/data.py", "open_shard",
+                              "FileNotFoundError: [Errno 2] No such file or directory: '" + path + "'"));
+  }
+  scratch.write("jobs/healthy-a/log.txt", "[rank0]: step 1 | loss 2.0\n[rank0]: Training completed.\n");
+  scratch.write("jobs/healthy-b/log.txt", "INFO all ranks finished\n");
+  RunResult run = run_faultline({"scan", "-j", "2", scratch.path("jobs")});
+  CHECK(run.exit_code == 1);
+  std::string summary = run.out.substr(run.out.rfind("{\"type\":\"summary\""));
+  simdjson::dom::parser parser;
+  auto templates = parse(parser, summary)["unrecognised"].get_array();
+  REQUIRE(templates.size() == 2);
+  CHECK(std::string_view(templates.at(0)["template"].get_string()) ==
+        "KeyError: <str> @ collate.py in collate");
+  CHECK(int64_t(templates.at(0)["jobs"].get_int64()) == 3);
+  CHECK(std::string_view(templates.at(1)["template"].get_string()).starts_with("FileNotFoundError: "));
+  CHECK(int64_t(templates.at(1)["jobs"].get_int64()) == 2);
+  auto no_diagnosis = parse(parser, summary)["no_diagnosis"].get_array();
+  CHECK(no_diagnosis.size() == 2);
+  // merge rebuilds the same list from the job lines.
+  std::string lines = scratch.write("scan.jsonl", run.out);
+  RunResult merged = run_faultline({"merge", lines});
+  CHECK(merged.out.find("\"template\":\"KeyError: <str> @ collate.py in collate\"") != std::string::npos);
+}
+
+TEST_CASE("rules suggest writes a skeleton that rules check accepts once its cause is set, and it matches") {
+  Scratch scratch;
+  std::string log =
+      scratch.write("job.log", crashed_job(3, "/srv/app/collate.py", "collate", "KeyError: 'pixel_values'"));
+  RunResult suggest = run_faultline({"rules", "suggest", log});
+  CHECK(suggest.exit_code == 0);
+  CHECK(suggest.out.find("cause: FILL_IN") != std::string::npos);
+  std::string pack = scratch.write("local/suggested.yaml", suggest.out);
+  CHECK(run_faultline({"rules", "check", pack}).exit_code == 2);
+  std::string filled = suggest.out;
+  filled.replace(filled.find("cause: FILL_IN"), std::string("cause: FILL_IN").size(), "cause: unrecognised");
+  scratch.write("local/suggested.yaml", filled);
+  RunResult check = run_faultline({"rules", "check", pack});
+  CHECK_MESSAGE(check.exit_code == 0, check.err);
+  RunResult diagnosis =
+      run_faultline({"diagnose", "--format", "jsonl", "--rules", scratch.path("local"), log});
+  CHECK(diagnosis.out.find("\"rule\":\"local.keyerror_collate\"") != std::string::npos);
+  CHECK(diagnosis.out.find("\"value\":\"pixel_values\"") != std::string::npos);
+}
+
+TEST_CASE("a handled exception followed by a retry, and a warning traceback, stay healthy") {
+  Scratch scratch;
+  std::string log =
+      scratch.write("job.log",
+                    "Traceback (most recent call last):\n"
+                    "  File \"/srv/app/metrics.py\", line 40, in push\n"
+                    "    session.post(url, json=payload)\n"
+                    "ConnectionError: HTTPSConnectionPool(host='metrics', port=443): Max retries\n"
+                    "WARNING metrics push failed, retrying in 10 seconds (attempt 2/5)\n"
+                    "step 400 | loss 1.71\n");
+  RunResult run = run_faultline({"diagnose", "--format", "jsonl", log});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("\"diagnosis\":null") != std::string::npos);
+}
+
+TEST_CASE("the remedy of a vLLM log naming Qwen2.5-7B at TP 8: valid TP 1, 2, 4, and 8 GPUs kept") {
+  RunResult run = run_faultline(
+      {"diagnose", "--format", "jsonl", corpus_log("702-vllm-qwen2.5-7b-tp8-heads28-catalogue")});
+  simdjson::dom::parser parser;
+  auto action = parse(parser, run.out)["jobs"].at(0)["diagnosis"]["action"];
+  CHECK(sizes(action["valid"]["tp"]) == std::vector<int64_t>{1, 2, 4});
+  auto suggest = action["suggest"];
+  CHECK(int64_t(suggest["tp"].get_int64()) * int64_t(suggest["pp"].get_int64()) *
+            int64_t(suggest["dp"].get_int64()) ==
+        8);
+}
+
+TEST_CASE("the remedy of a Megatron log with 40 heads, 8 query groups, world 12 at TP 6") {
+  RunResult run = run_faultline(
+      {"diagnose", "--format", "jsonl", corpus_log("703-megatron-args-heads40-groups8-world12-tp6")});
+  simdjson::dom::parser parser;
+  auto job = parse(parser, run.out)["jobs"].at(0);
+  auto action = job["diagnosis"]["action"];
+  CHECK(sizes(action["valid"]["tp"]) == std::vector<int64_t>{1, 2, 4, 8});
+  auto suggest = action["suggest"];
+  CHECK(int64_t(suggest["tp"].get_int64()) * int64_t(suggest["pp"].get_int64()) *
+            int64_t(suggest["dp"].get_int64()) ==
+        12);
+  // The facts it rests on came from the job's argument dump, each with its line.
+  bool query_groups = false;
+  for (auto fact : job["job_facts"].get_array()) {
+    std::string_view name = fact["name"].get_string();
+    if (name == "kv_heads") query_groups = int64_t(fact["line"].get_int64()) > 0;
+  }
+  CHECK(query_groups);
+}

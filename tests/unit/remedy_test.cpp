@@ -1,0 +1,170 @@
+// The remedy of a layout diagnosis (src/correlate/action.hpp, src/tp/layout.hpp): valid sizes
+// from every known fact, a suggestion that keeps the job's GPU count, and a verify command that
+// fails on the layout that crashed and passes on the suggested one.
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "cli/pipeline.hpp"
+#include "cli/verify_command.hpp"
+#include "correlate/action.hpp"
+#include "ingest/byte_source.hpp"
+#include "rules/rule_set.hpp"
+#include "tp/arithmetic.hpp"
+#include "tp/layout.hpp"
+#include "tp/model_catalogue.hpp"
+
+using faultline::Facts;
+using faultline::Value;
+using faultline::correlate::ActionKind;
+using faultline::correlate::plan_action;
+using faultline::rules::RuleSet;
+
+namespace {
+
+const RuleSet& shipped() {
+  static const RuleSet set = RuleSet::shipped();
+  return set;
+}
+
+faultline::correlate::JobAnalysis analyse(std::string_view text) {
+  static const faultline::rules::Engine engine(shipped());
+  faultline::cli::JobRunner runner(engine);
+  auto source = faultline::ingest::memory_source(text);
+  faultline::ingest::SourceInfo info;
+  info.name = "example.log";
+  runner.add_source(*source, std::move(info));
+  return runner.finish("example");
+}
+
+std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
+  const Value* value = faultline::find_fact(facts, name);
+  if (!value || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
+  return std::get<int64_t>(*value);
+}
+
+// `command` with its --tp and --pp set to the layout given.
+std::string with_layout(const std::string& command, int64_t tp, int64_t pp) {
+  std::string out = std::regex_replace(command, std::regex("--tp \\d+"), "--tp " + std::to_string(tp));
+  return std::regex_replace(out, std::regex("--pp \\d+"), "--pp " + std::to_string(pp));
+}
+
+Facts facts_of(std::initializer_list<std::pair<const char*, int64_t>> items) {
+  Facts facts;
+  for (const auto& [name, value] : items) faultline::set_fact(facts, name, Value(value));
+  return facts;
+}
+
+}  // namespace
+
+TEST_CASE("Qwen2.5-7B at TP 8: the KV heads and the FFN leave TP 1, 2 and 4, and TP 4 keeps 8 GPUs") {
+  const auto* model = faultline::tp::find_model("Qwen/Qwen2.5-7B-Instruct");
+  REQUIRE(model != nullptr);
+  Facts facts = facts_of({{"heads", *model->geometry.heads},
+                          {"kv_heads", *model->geometry.kv_heads},
+                          {"ffn", *model->geometry.ffn},
+                          {"tp", 8},
+                          {"pp", 1}});
+  auto action = plan_action("tp.heads_not_divisible", "tp.heads_not_divisible.vllm", facts, {});
+  CHECK(action.kind == ActionKind::kFixConfig);
+  CHECK_FALSE(action.retryable);
+  CHECK(action.valid_tp == std::vector<int64_t>{1, 2, 4});
+  REQUIRE(action.suggest);
+  CHECK(action.suggest->tp * action.suggest->pp * action.suggest->dp == 8);
+  CHECK(action.suggest->tp == 4);
+}
+
+TEST_CASE("Megatron with 40 heads, 8 query groups and 12 GPUs at TP 6: no KV replication, and 12 GPUs kept") {
+  Facts facts = facts_of({{"heads", 40}, {"kv_heads", 8}, {"world_size", 12}, {"tp", 6}, {"pp", 1}});
+  auto action = plan_action("tp.heads_not_divisible", "tp.heads_not_divisible.megatron", facts, {});
+  CHECK(action.strict_kv_heads);
+  CHECK(action.valid_tp == std::vector<int64_t>{1, 2, 4, 8});
+  REQUIRE(action.suggest);
+  CHECK(action.suggest->tp * action.suggest->pp * action.suggest->dp == 12);
+  CHECK(action.suggest->tp == 4);
+  CHECK(action.settings.front() == std::pair<std::string, int64_t>{"tensor_model_parallel_size", 4});
+}
+
+TEST_CASE("vLLM replicates KV heads: TP 8 over 4 KV heads is valid where the heads allow it") {
+  Facts facts = facts_of({{"heads", 32}, {"kv_heads", 4}, {"tp", 6}});
+  auto vllm = plan_action("tp.heads_not_divisible", "tp.heads_not_divisible.vllm", facts, {});
+  auto megatron = plan_action("tp.heads_not_divisible", "tp.heads_not_divisible.megatron", facts, {});
+  CHECK(std::find(vllm.valid_tp.begin(), vllm.valid_tp.end(), 8) != vllm.valid_tp.end());
+  CHECK(std::find(megatron.valid_tp.begin(), megatron.valid_tp.end(), 8) == megatron.valid_tp.end());
+}
+
+TEST_CASE("a large vocabulary does not list TP sizes beyond the GPUs") {
+  Facts facts = facts_of({{"vocab", 151851}, {"tp", 4}});
+  auto action = plan_action("tp.vocab_not_divisible", "tp.vocab_not_divisible.tgi", facts, {});
+  CHECK(action.valid_tp == faultline::tp::divisors_le(151851, 64));
+  REQUIRE(action.suggest);
+  CHECK(action.suggest->tp * action.suggest->pp * action.suggest->dp == 4);
+}
+
+TEST_CASE("a hardware fault is replace_hardware with its hosts excluded; a host OOM kill may restart") {
+  auto xid = plan_action("cuda.hardware_xid_ecc", "cuda.hardware_xid_ecc.xid_fatal", {}, {"node-7"});
+  CHECK(xid.kind == ActionKind::kReplaceHardware);
+  CHECK(xid.retryable);
+  CHECK(xid.exclude_hosts == std::vector<std::string>{"node-7"});
+  auto killed = plan_action("dist.host_oom_killed", "dist.host_oom_killed.dmesg", {}, {"node-2"});
+  CHECK(killed.kind == ActionKind::kRestart);
+  CHECK(killed.retryable);
+  CHECK(killed.exclude_hosts.empty());
+  CHECK(plan_action("unrecognised", "unrecognised.python_exception", {}, {}).kind ==
+        ActionKind::kInvestigate);
+}
+
+TEST_CASE("suggest_layout keeps the job's PP where the layers allow it, else takes another") {
+  faultline::tp::Geometry model;
+  model.heads = 32;
+  model.layers = 30;
+  auto kept = faultline::tp::suggest_layout(model, 16, 8, 2);
+  REQUIRE(kept);
+  CHECK((kept->tp == 8 && kept->pp == 2 && kept->dp == 1));
+  auto moved = faultline::tp::suggest_layout(model, 16, 8, 4);  // 30 layers do not split in 4
+  REQUIRE(moved);
+  CHECK(moved->pp != 4);
+  CHECK(moved->tp * moved->pp * moved->dp == 16);
+}
+
+TEST_CASE("an id the catalogue does not hold is unknown, and a local path finds its model") {
+  CHECK(faultline::tp::find_model("acme/not-a-model-7B") == nullptr);
+  const auto* by_path = faultline::tp::find_model("/data/models/Qwen2.5-7B-Instruct");
+  REQUIRE(by_path != nullptr);
+  CHECK(by_path->id == "Qwen/Qwen2.5-7B-Instruct");
+  CHECK_FALSE(by_path->source.empty());
+}
+
+TEST_CASE(
+    "every TP/PP rule's examples: the verify command fails on the crashed layout and passes on the "
+    "suggested") {
+  size_t checked = 0, without_remedy = 0;
+  for (const auto* rule : shipped().rules()) {
+    if (!rule->cause.starts_with("tp.") && !rule->cause.starts_with("pp.")) continue;
+    for (const auto& example : rule->match_examples) {
+      auto analysis = analyse(example.text);
+      if (!analysis.diagnosis || analysis.diagnosis->cause != rule->cause) continue;
+      const auto& diagnosis = *analysis.diagnosis;
+      auto tp = int_fact(diagnosis.facts, "tp");
+      const auto& suggest = diagnosis.action.suggest;
+      bool runnable = diagnosis.verify.starts_with("faultline preflight") ||
+                      diagnosis.verify.starts_with("faultline repro");
+      if (!tp || !suggest || !runnable) {
+        ++without_remedy;  // too few facts in the example to compute a layout
+        continue;
+      }
+      std::string context = rule->id + ": " + example.text + "\nverify: " + diagnosis.verify;
+      INFO(context);
+      auto suggested =
+          faultline::cli::run_verify(with_layout(diagnosis.verify, suggest->tp, suggest->pp), shipped());
+      CHECK_MESSAGE(suggested.passed(), suggested.output);
+      int64_t crashed_pp = int_fact(diagnosis.facts, "pp").value_or(1);
+      auto crashed = faultline::cli::run_verify(with_layout(diagnosis.verify, *tp, crashed_pp), shipped());
+      CHECK_MESSAGE(!crashed.passed(), crashed.output);
+      ++checked;
+    }
+  }
+  MESSAGE("verify checked both ways on ", checked, " examples; ", without_remedy,
+          " examples give too few facts for a layout");
+  CHECK(checked >= 20);
+}
