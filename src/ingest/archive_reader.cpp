@@ -258,12 +258,13 @@ void read_archive(const std::string& name, std::optional<int> rank_hint, ByteSou
     if (members == 0) input.format = short_format_name(archive.get());
     const char* path = archive_entry_pathname_utf8(entry);
     if (!path) path = archive_entry_pathname(entry);
-    std::string member_path = path ? path : "";
+    std::string raw_member_path = path ? path : "";
+    std::string member_path = printable_name(raw_member_path);
     std::string member_name = name + ":" + member_path;
     auto type = archive_entry_filetype(entry);
     if (type == AE_IFDIR) continue;
     if (const char* target = archive_entry_hardlink(entry)) {
-      walk.skip({member_name, std::string("hard link to ") + target + ", not read twice"});
+      walk.skip({member_name, "hard link to " + printable_name(target) + ", not read twice"});
       continue;
     }
     if (type != AE_IFREG) {
@@ -273,7 +274,7 @@ void read_archive(const std::string& name, std::optional<int> rank_hint, ByteSou
     ++members;
     last_member = member_path;
     MemberSource member(archive.get(), input, walk.budget);
-    auto member_hint = rank_from_path(member_path);
+    auto member_hint = rank_from_path(raw_member_path);
     read_stream(member_name, member_hint ? member_hint : rank_hint, member, depth, walk);
     last_failed = member.failed();
     std::string stopped = !walk.budget.exhausted.empty() ? walk.budget.exhausted : input.stopped;

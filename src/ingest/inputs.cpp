@@ -69,7 +69,7 @@ void add_directory(const fs::path& root, const Globs& globs, InputList& out) {
   }
   for (const fs::recursive_directory_iterator end; it != end; it.increment(error)) {
     if (error) {
-      out.skipped.push_back({it->path().string(), error.message()});
+      out.skipped.push_back({printable_name(it->path().string()), error.message()});
       error.clear();
       continue;
     }
@@ -79,30 +79,30 @@ void add_directory(const fs::path& root, const Globs& globs, InputList& out) {
     std::error_code status_error;
     auto status = it->status(status_error);
     if (status_error) {
-      out.skipped.push_back({path.string(), status_error.message()});
+      out.skipped.push_back({printable_name(path.string()), status_error.message()});
     } else if (fs::is_regular_file(status)) {
       if (!globs.include.empty() && !matches_any(globs.include, relative, file_name)) continue;
       if (matches_any(globs.exclude, relative, file_name)) continue;
       // A file an --include glob asks for by name is read whatever its extension.
       if (std::string reason = not_a_log(file_name); !reason.empty() && globs.include.empty()) {
-        out.skipped.push_back({path.string(), reason});
+        out.skipped.push_back({printable_name(path.string()), reason});
         continue;
       }
       found.push_back(path.string());
     } else if (fs::is_directory(status)) {
       if (it->is_symlink(status_error)) {  // not followed, so loops cannot occur
-        out.skipped.push_back({path.string(), "symbolic link to a directory, not followed"});
+        out.skipped.push_back({printable_name(path.string()), "symbolic link to a directory, not followed"});
         continue;
       }
       if (matches_any(globs.exclude, relative, file_name)) {
         it.disable_recursion_pending();
       } else if (::access(path.c_str(), R_OK | X_OK) != 0) {
         // The iterator would skip it without a word (skip_permission_denied).
-        out.skipped.push_back({path.string(), "directory not readable"});
+        out.skipped.push_back({printable_name(path.string()), "directory not readable"});
         it.disable_recursion_pending();
       }
     } else {
-      out.skipped.push_back({path.string(), "not a regular file"});
+      out.skipped.push_back({printable_name(path.string()), "not a regular file"});
     }
   }
   std::sort(found.begin(), found.end());
@@ -132,7 +132,7 @@ InputList expand_inputs(const std::vector<std::string>& paths, const std::vector
 
 void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip,
                      const ExpansionLimits& limits) {
-  std::string name = path == "-" ? "<stdin>" : path;
+  std::string name = path == "-" ? "<stdin>" : printable_name(path);
   auto raw = open_file(path);
   if (!raw) {
     skip({name, raw.status().message()});

@@ -68,4 +68,28 @@ std::optional<int> rank_from_path(std::string_view path) {
   return from_rank_word(file);
 }
 
+std::string printable_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  auto escape = [&](unsigned char byte) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
+  };
+  for (size_t i = 0; i < name.size(); ++i) {
+    auto byte = static_cast<unsigned char>(name[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      escape(byte);
+    } else if (byte == 0xc2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(name[i + 1]) <= 0x9f) {
+      escape(byte);  // U+0080-U+009F, which some terminals act on
+      escape(static_cast<unsigned char>(name[++i]));
+    } else {
+      out += name[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace faultline::ingest

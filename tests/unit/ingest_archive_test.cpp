@@ -17,6 +17,7 @@
 
 #include "ingest/byte_source.hpp"
 #include "ingest/inputs.hpp"
+#include "ingest/path_hints.hpp"
 
 namespace fs = std::filesystem;
 using faultline::ingest::ExpansionLimits;
@@ -354,4 +355,25 @@ TEST_CASE("archive: directories recurse with include and exclude globs; special 
   CHECK(logs.files == Names{dir / "job/attempt_0/0/stderr.log", dir / "job/attempt_0/3/stderr.log"});
   auto named = faultline::ingest::expand_inputs({dir / "job/console.txt"}, {"*.log"}, {});
   CHECK(named.files == Names{dir / "job/console.txt"});
+}
+
+TEST_CASE("archive: member names holding ESC, OSC, CR and LF are escaped, so they cannot reach a terminal") {
+  TempDir dir;
+  std::string path = dir / "hostile.zip";
+  write_file(path, make_archive({{"3/\x1b[2J\x1b]0;pwned\x07\rfake\nline.log", kHeadsError},
+                                 {"ok/\xc2\x9b"
+                                  "31m.log",
+                                  "x\n"}},
+                                "zip", "none"));
+  auto walked = walk(path);
+  CHECK(walked.names() ==
+        Names{path + ":3/\\x1b[2J\\x1b]0;pwned\\x07\\x0dfake\\x0aline.log", path + ":ok/\\xc2\\x9b31m.log"});
+  REQUIRE(walked.sources.size() == 2);
+  CHECK(walked.sources[0].content == kHeadsError);
+}
+
+TEST_CASE("printable_name keeps UTF-8 and backslashes, escapes control bytes") {
+  CHECK(faultline::ingest::printable_name("logs/r\xc3\xa9sum\xc3\xa9\\x.log") ==
+        "logs/r\xc3\xa9sum\xc3\xa9\\x.log");
+  CHECK(faultline::ingest::printable_name(std::string("a\0b\x7f", 4)) == "a\\x00b\\x7f");
 }
