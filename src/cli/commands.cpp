@@ -25,14 +25,18 @@ namespace {
 class ProcessOutput final : public Output {
  public:
   void out(std::string_view text) override {
-    if (out_errno_ == 0) out_errno_ = write_all(STDOUT_FILENO, text);
+    if (out_errno_ != 0) return;
+    out_errno_ =
+        out_terminal_ ? write_all(STDOUT_FILENO, terminal_safe(text, false)) : write_all(STDOUT_FILENO, text);
   }
   void err(std::string_view text) override {
-    if (err_errno_ == 0) err_errno_ = write_all(STDERR_FILENO, text);
+    if (err_errno_ != 0) return;
+    err_errno_ =
+        err_terminal_ ? write_all(STDERR_FILENO, terminal_safe(text, true)) : write_all(STDERR_FILENO, text);
   }
-  bool out_is_terminal() const override { return ::isatty(STDOUT_FILENO); }
+  bool out_is_terminal() const override { return out_terminal_; }
   bool in_is_terminal() const override { return ::isatty(STDIN_FILENO); }
-  bool err_is_terminal() const override { return ::isatty(STDERR_FILENO); }
+  bool err_is_terminal() const override { return err_terminal_; }
 
   // The exit code once the command has returned `code`.
   int finish(int code) {
@@ -55,6 +59,46 @@ class ProcessOutput final : public Output {
     return 0;
   }
 
+  // What a log put in a report (BEL, backspace, a cursor move, an OSC title, a C1 control)
+  // must not act on a terminal: on one, every control byte but newline and tab is written as
+  // \xNN, except the colours (ESC [ digits m) that reports use and, on stderr, the progress
+  // line's CR and ESC [ K.
+  static std::string terminal_safe(std::string_view text, bool progress) {
+    std::string safe;
+    safe.reserve(text.size());
+    auto escape = [&](unsigned char byte) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      safe += "\\x";
+      safe += kHex[byte >> 4];
+      safe += kHex[byte & 15];
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+      auto byte = static_cast<unsigned char>(text[i]);
+      if (byte == 0x1b && i + 1 < text.size() && text[i + 1] == '[') {
+        size_t end = i + 2;
+        while (end < text.size() && ((text[end] >= '0' && text[end] <= '9') || text[end] == ';')) ++end;
+        if (end < text.size() && (text[end] == 'm' || (progress && text[end] == 'K' && end == i + 2))) {
+          safe.append(text.substr(i, end + 1 - i));
+          i = end;
+          continue;
+        }
+        escape(byte);
+      } else if ((byte < 0x20 && byte != '\n' && byte != '\t' && !(progress && byte == '\r')) ||
+                 byte == 0x7f) {
+        escape(byte);
+      } else if (byte == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                 static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+        escape(byte);
+        escape(static_cast<unsigned char>(text[++i]));
+      } else {
+        safe += text[i];
+      }
+    }
+    return safe;
+  }
+
+  bool out_terminal_ = ::isatty(STDOUT_FILENO);
+  bool err_terminal_ = ::isatty(STDERR_FILENO);
   int out_errno_ = 0;
   int err_errno_ = 0;
 };

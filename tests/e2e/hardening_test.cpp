@@ -1,9 +1,16 @@
 // Damaged, hostile and odd inputs (issue 18): what can be read is read, nothing hangs, and
 // whatever is refused is named with its reason.
 #include <doctest/doctest.h>
+#include <poll.h>
+#include <pty.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <string>
+#include <vector>
 
 #include "report_reader.hpp"
 #include "run_binary.hpp"
@@ -178,4 +185,83 @@ TEST_CASE("merge of a shard given twice warns once for the file, and not at all 
   RunResult quiet = run_faultline({"merge", "-q", "--format", "text", shard, again});
   CHECK(quiet.err == "");
   CHECK(quiet.out == merged.out);
+}
+
+namespace {
+
+// Runs faultline on a pseudo-terminal (stdin, stdout and stderr), typing `typed` into it; what
+// it wrote, or "TIMEOUT" when it had not exited after 20 s.
+std::string run_on_terminal(const std::vector<std::string>& arguments, const std::string& typed) {
+  int master = -1;
+  pid_t child = ::forkpty(&master, nullptr, nullptr, nullptr);
+  if (child == 0) {
+    std::vector<std::string> words = {binary_dir() + "/faultline"};
+    words.insert(words.end(), arguments.begin(), arguments.end());
+    std::vector<char*> argv;
+    for (auto& word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  if (child < 0) return "forkpty failed";
+  for (char c : typed) {  // a keystroke at a time, as a paste arrives
+    if (::write(master, &c, 1) != 1) break;
+  }
+  std::string seen;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (;;) {
+    pollfd poll_fd{master, POLLIN, 0};
+    if (::poll(&poll_fd, 1, 100) > 0) {
+      char buffer[4096];
+      ssize_t n = ::read(master, buffer, sizeof buffer);
+      if (n > 0) seen.append(buffer, static_cast<size_t>(n));
+      if (n <= 0) break;  // EIO: the child closed the terminal
+    }
+    int status = 0;
+    if (::waitpid(child, &status, WNOHANG) == child) {
+      while (::poll(&poll_fd, 1, 50) > 0) {
+        char buffer[4096];
+        ssize_t n = ::read(master, buffer, sizeof buffer);
+        if (n <= 0) break;
+        seen.append(buffer, static_cast<size_t>(n));
+      }
+      child = 0;
+      break;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, nullptr, 0);
+      ::close(master);
+      return "TIMEOUT";
+    }
+  }
+  if (child > 0) ::waitpid(child, nullptr, 0);
+  ::close(master);
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("one Ctrl-D: a log pasted into a terminal ends at the first end of file") {
+  std::string seen = run_on_terminal({"diagnose", "--color", "never"}, std::string(kOomLine) + "\n\x04");
+  CHECK(seen != "TIMEOUT");
+  CHECK(seen.find("cuda.oom") != std::string::npos);
+}
+
+TEST_CASE("control bytes: BEL, backspace, cursor moves and C1 from a log do not reach a terminal") {
+  Scratch scratch;
+  std::string log = scratch.write("rank3.log", std::string(kOomLine) +
+                                                   " \a\b \x1b[2J \x1b]0;pwned\a \xc2\x9b"
+                                                   "31m\n");
+  for (std::string format : {"text", "markdown", "html"}) {
+    CAPTURE(format);
+    std::string seen = run_on_terminal({"diagnose", "--format", format, log}, "");
+    REQUIRE(seen != "TIMEOUT");
+    CHECK(seen.find("cuda.oom") != std::string::npos);
+    CHECK(seen.find('\a') == std::string::npos);
+    CHECK(seen.find('\b') == std::string::npos);
+    CHECK(seen.find("\x1b[2J") == std::string::npos);
+    CHECK(seen.find("\x1b]") == std::string::npos);
+    CHECK(seen.find("\xc2\x9b") == std::string::npos);
+  }
 }
