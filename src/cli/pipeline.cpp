@@ -30,7 +30,9 @@ size_t lookback_for(const rules::Engine::SparseScreen& sparse, std::string_view 
   size_t line_end =
       newline ? static_cast<size_t>(static_cast<const char*>(newline) - block.data()) : block.size();
   for (size_t i = first; i < hits.size() && hits[i].end <= line_end; ++i) {
-    if (sparse.roles[hits[i].literal] != rules::Engine::SparseScreen::Role::kPidRankSource)
+    auto role = sparse.roles[hits[i].literal];
+    if (role != rules::Engine::SparseScreen::Role::kPidRankSource &&
+        role != rules::Engine::SparseScreen::Role::kInTraceback)
       return kLookbackLines;
   }
   return 0;
@@ -190,8 +192,9 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     bool teaches = false;  // a hit on a line PidRanks learns from
     size_t last_hit = first_hit;
     for (; last_hit < hits.size() && hits[last_hit].end <= stop; ++last_hit) {
-      bool lesson = sparse->roles[hits[last_hit].literal] == Role::kPidRankSource;
-      opens = opens || !lesson;
+      Role role = sparse->roles[hits[last_hit].literal];
+      bool lesson = role == Role::kPidRankSource;
+      opens = opens || (!lesson && role != Role::kInTraceback);
       teaches = teaches || lesson;
     }
     // A line PidRanks learns from is read: the skip below stops only at lessons not seen before.
@@ -201,7 +204,9 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       stages.skipped.push_back(record);
       // Nothing open: pass over the lines up to a few before the next hit without looking at them.
       size_t next = last_hit;  // the next hit worth stopping at
-      while (next < hits.size() && repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons))
+      // Words that matter only inside a traceback do not stop the skip: its header would.
+      while (next < hits.size() && (sparse->roles[hits[next].literal] == Role::kInTraceback ||
+                                    repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons)))
         ++next;
       size_t target = next < hits.size() ? hits[next].end - 1 : block.size();
       if (reader.skip_lines_before(target, lookback_for(*sparse, block, hits, next)) > 0)

@@ -91,7 +91,7 @@ uint64_t fingerprint(const std::vector<const Rule*>& rules) {
 }
 
 constexpr std::string_view kMagic = "FLSCREEN";
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;
 
 template <typename T>
 void put(std::string& out, T value) {
@@ -140,6 +140,12 @@ std::optional<ScreenPlan> plan_screen(const std::vector<const Rule*>& rules) {
         (rule->scope == Scope::kLine ? plan.rules : plan.event_rules)[it->second].push_back(rule);
       }
     }
+  }
+  for (size_t i = 0; i < plan.literals.size(); ++i) {
+    bool in_traceback =
+        plan.rules[i].empty() && std::all_of(plan.event_rules[i].begin(), plan.event_rules[i].end(),
+                                             [](const Rule* rule) { return !rule->frames.empty(); });
+    if (in_traceback) plan.roles[i] = ScreenPlan::Role::kInTraceback;
   }
   for_each_fixed_literal([&](std::string_view literal, ScreenPlan::Role role) {
     plan.literals.push_back({std::string(literal), false});
@@ -203,7 +209,7 @@ std::optional<PlannedScreen> load_prebuilt_screen(std::string_view bytes,
     uint8_t role = 0;
     uint32_t candidates = 0;
     if (!in.get(length) || !in.get(text, length) || !in.get(caseless) || !in.get(role) ||
-        role > static_cast<uint8_t>(ScreenPlan::Role::kEscape) || !in.get(candidates)) {
+        role > static_cast<uint8_t>(ScreenPlan::Role::kInTraceback) || !in.get(candidates)) {
       return std::nullopt;
     }
     plan.literals.push_back({std::string(text), caseless != 0});

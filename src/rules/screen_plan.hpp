@@ -23,7 +23,10 @@
 namespace faultline::rules {
 
 struct ScreenPlan {
-  enum class Role : uint8_t { kRule, kEventOpener, kPidRankSource, kEscape };
+  // kInTraceback: a word only of rules that match inside a traceback (message rules with
+  // `frames`). It picks their candidates in an event's message, but a line holding it need not be
+  // read for it: the traceback's header, an event opener, makes the read stop there.
+  enum class Role : uint8_t { kRule, kEventOpener, kPidRankSource, kEscape, kInTraceback };
   std::vector<LiteralScreen::Literal> literals;
   std::vector<Role> roles;                            // by literal
   std::vector<std::vector<const Rule*>> rules;        // by literal: the line rules it may let match, sorted
