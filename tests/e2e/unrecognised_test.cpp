@@ -171,3 +171,26 @@ TEST_CASE("the remedy of a Megatron log with 40 heads, 8 query groups, world 12 
   }
   CHECK(query_groups);
 }
+
+TEST_CASE("preflight --model takes the catalogue's sizes, and says an id it does not hold is unknown") {
+  RunResult qwen = run_faultline({"preflight", "--model", "Qwen/Qwen2.5-7B-Instruct", "--tp", "8"});
+  CHECK(qwen.exit_code == 1);
+  CHECK(qwen.out.find("TP sizes this model accepts: 1, 2, 4\n") != std::string::npos);
+  CHECK(run_faultline({"preflight", "--model", "Qwen/Qwen2.5-7B-Instruct", "--tp", "4"}).exit_code == 0);
+  RunResult unknown = run_faultline({"preflight", "--model", "acme/Llama-9-7B", "--tp", "4"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("model 'acme/Llama-9-7B' is not in the catalogue") != std::string::npos);
+}
+
+TEST_CASE("preflight --require and --framework hold a layout to what the framework demands") {
+  // Megatron does not replicate query groups: TP 16 over 8 of them fails there, not in vLLM.
+  CHECK(run_faultline({"preflight", "--heads", "32", "--kv-heads", "8", "--tp", "16"}).exit_code == 0);
+  CHECK(run_faultline(
+            {"preflight", "--framework", "megatron", "--heads", "32", "--kv-heads", "8", "--tp", "16"})
+            .exit_code == 1);
+  CHECK(run_faultline({"preflight", "--require", "gpus-exact", "--heads", "32", "--gpus", "8", "--tp", "4"})
+            .exit_code == 1);
+  RunResult bad = run_faultline({"preflight", "--require", "kv-divisble", "--heads", "32", "--tp", "4"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("unknown requirement 'kv-divisble'") != std::string::npos);
+}
