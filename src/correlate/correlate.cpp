@@ -725,6 +725,11 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   for (const auto& finding : findings) {
     if (finding.rule->role == Role::kRecovery) recoveries.push_back(&finding);
   }
+  // So does a watchdog that later times out on the same rank: an exception that ended the rank
+  // would have ended its watchdog thread too.
+  for (const auto& finding : findings) {
+    if (finding.rule->cause == "nccl.watchdog_timeout" && finding.rank >= 0) recoveries.push_back(&finding);
+  }
   auto recovered = [&](const Finding& error) {
     return std::any_of(recoveries.begin(), recoveries.end(), [&](const Finding* recovery) {
       return recovery->sequence > error.sequence && recovery->rank == error.rank;

@@ -194,3 +194,27 @@ TEST_CASE("preflight --require and --framework hold a layout to what the framewo
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("unknown requirement 'kv-divisble'") != std::string::npos);
 }
+
+TEST_CASE("an exception its rank lived through (its watchdog timed out later) does not take a hang's place") {
+  Scratch scratch;
+  std::string watchdog =
+      "]:[E1130 10:20:00.000000000 ProcessGroupNCCL.cpp:616] [Rank R] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=812, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran "
+      "for "
+      "600018 milliseconds before timing out.\n";
+  std::string log =
+      "[rank1]: Traceback (most recent call last):\n"
+      "[rank1]:   File \"/srv/app/eval.py\", line 12, in score\n"
+      "[rank1]:     value = table[key]\n"
+      "[rank1]: KeyError: 'bleu'\n"
+      "[rank0]: step 811 | loss 1.20\n";
+  for (std::string rank : {"0", "1"}) {
+    std::string line = "[rank" + rank + watchdog;
+    line.replace(line.find("Rank R"), 6, "Rank " + rank);
+    log += line;
+  }
+  RunResult run = run_faultline({"diagnose", "--format", "jsonl", scratch.write("job.log", log)});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("\"cause\":\"nccl.watchdog_timeout\"") != std::string::npos);
+  CHECK(run.out.find("\"cause\":\"unrecognised\",\"rule\"") == std::string::npos);
+}
