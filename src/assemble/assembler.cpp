@@ -348,6 +348,7 @@ struct Assembler::Stream {
     event_.local_rank = line.local_rank;
     event_.host = std::string(line.host);
     event_.pid = line.pid;
+    event_.device = line.device;
     event_.time = line.time;
     event_.time_inherited = line.time_inherited;
     if (event_.rank < 0 && pending_rank_ >= 0) event_.rank = pending_rank_;

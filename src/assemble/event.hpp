@@ -32,6 +32,7 @@ struct Event {
   int local_rank = -1;
   std::string host;
   int64_t pid = 0;
+  int device = -1;              // of its first line (see parse::Line::device)
   Timestamp time;               // of its first line (see parse::Line::time)
   bool time_inherited = false;  // true while no line of its own carried one
   std::string exception_type;   // "ValueError", "c10::DistBackendError"; empty if none

@@ -87,6 +87,10 @@ void JobRunner::process(const ingest::Record& record, std::optional<int> rank_hi
     if (!line.host.empty()) hosts_.insert(std::string(line.host));
     host_directory_.observe(line.host, line.rank, line.pid ? line.text : std::string_view{});
     if (line.pid != 0 && line.rank >= 0) host_directory_.observe_process(line.host, line.pid, line.rank);
+    if (line.device >= 0) {
+      host_directory_.observe_process_device(line.host, line.pid, line.device);
+      if (line.rank >= 0) host_directory_.observe_device(line.host, line.device, line.rank);
+    }
     uint64_t sequence = sequence_++;
     engine_.match_line(line, sequence, screen, findings_);
     stages_->assembler.push(line, sequence);

@@ -97,6 +97,31 @@ void HostDirectory::observe_process(std::string_view host, int64_t pid, int rank
   }
 }
 
+void HostDirectory::observe_device(std::string_view host, int device, int rank) {
+  if (device < 0 || rank < 0) return;
+  if (device == last_device_ && rank == last_device_rank_ && host == last_device_host_) return;
+  last_device_ = device;
+  last_device_rank_ = rank;
+  last_device_host_.assign(host);
+  std::pair<std::string, int> key{normalize_host(host), device};
+  if (auto it = device_ranks_.find(key); it != device_ranks_.end()) {
+    if (it->second.size() < 8) it->second.insert(rank);
+  } else if (device_ranks_.size() < kMaxEntries) {
+    device_ranks_[std::move(key)].insert(rank);
+  }
+}
+
+void HostDirectory::observe_process_device(std::string_view host, int64_t pid, int device) {
+  if (pid == 0 || device < 0 || !one_device_per_process_) return;
+  std::pair<std::string, int64_t> key{std::string(host), pid};
+  auto it = process_devices_.find(key);
+  if (it == process_devices_.end()) {
+    if (process_devices_.size() < kMaxEntries) process_devices_.emplace(std::move(key), device);
+  } else if (it->second != device) {
+    one_device_per_process_ = false;
+  }
+}
+
 std::vector<HostDirectory::Process> HostDirectory::processes() const {
   std::vector<Process> out;
   for (const auto& [key, rank] : process_ranks_) out.push_back({key.first, key.second, rank});

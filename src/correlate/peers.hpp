@@ -42,11 +42,23 @@ class HostDirectory {
   void observe(const std::vector<rules::Finding>& findings);
   // Maps one process to its rank (both known).
   void observe_process(std::string_view host, int64_t pid, int rank);
+  // Maps a host's CUDA device to the rank whose line shows it (NCCL's `host:pid:tid [dev]`
+  // prefix on a line whose rank is known).
+  void observe_device(std::string_view host, int device, int rank);
+  // Notes the device a process's NCCL line shows, whether or not its rank is known.
+  void observe_process_device(std::string_view host, int64_t pid, int device);
+  // False once some process showed more than one device (nccl-tests' -g, a single-process
+  // DataParallel job): then a device is not a process's local rank.
+  bool one_device_per_process() const { return one_device_per_process_; }
 
   // The processes whose rank is known, by host then pid.
   std::vector<Process> processes() const;
   // How many hosts ranks were seen on.
   size_t host_count() const { return host_ranks_.size(); }
+  // The ranks seen on each host (normalized), sorted.
+  const std::map<std::string, std::set<int>, std::less<>>& ranks_by_host() const { return host_ranks_; }
+  // The ranks each (normalized host, device) was seen driving; several when lines disagree.
+  const std::map<std::pair<std::string, int>, std::set<int>>& device_ranks() const { return device_ranks_; }
 
   // The ranks seen on the host that `peer` (a host name or an address) names; empty when unknown.
   std::vector<int> ranks_of(std::string_view peer) const;
@@ -57,6 +69,12 @@ class HostDirectory {
   std::map<std::string, std::set<int>, std::less<>> host_ranks_;
   std::map<std::string, std::string, std::less<>> address_hosts_;  // normalized address -> normalized host
   std::map<std::pair<std::string, int64_t>, int> process_ranks_;   // (normalized host, pid) -> rank
+  std::map<std::pair<std::string, int>, std::set<int>> device_ranks_;  // (normalized host, device) -> ranks
+  std::map<std::pair<std::string, int64_t>, int> process_devices_;     // (host as printed, pid) -> device
+  bool one_device_per_process_ = true;
+  std::string last_device_host_;
+  int last_device_ = -1;
+  int last_device_rank_ = -1;
   std::string last_host_;
   int last_rank_ = -1;
   std::string last_process_host_;

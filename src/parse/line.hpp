@@ -22,6 +22,8 @@ struct Line {
   std::string_view host;          // from an `ip=`, pdsh `host: `, NCCL `host:pid:tid`, kubectl, compose or
                                   // TorchX prefix, or the host known for the pid; empty when unknown
   int64_t pid = 0;                // from a `pid=` or NCCL prefix; 0 when unknown
+  int device = -1;                // NCCL prefix `host:pid:tid [cudaDev]`: the process-local CUDA device
+                                  // (not a rank); -1 when the line has none
   Timestamp time;                 // the line's own, else the last one of its rank in this source
   bool time_inherited = false;    // `time` came from an earlier line
   char severity = 0;              // 'E', 'F', 'W', 'I', 'D' from a log header; 0 when none

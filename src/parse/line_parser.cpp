@@ -80,7 +80,7 @@ Line LineParser::parse_piece(string_view text, bool is_piece) {
 
   string_view nccl_host;
   int64_t nccl_pid = 0;
-  if (take_nccl_prefix(rest, nccl_host, nccl_pid)) {
+  if (take_nccl_prefix(rest, nccl_host, nccl_pid, &line.device)) {
     if (line.host.empty()) line.host = nccl_host;
     if (line.pid == 0) line.pid = nccl_pid;
   }
@@ -141,6 +141,7 @@ bool LineParser::mend_wrap(Line& line, string_view piece, string_view rest, bool
   line.rank_from_pid = head.rank_from_pid;
   line.host = wrap_.host;
   line.pid = head.pid;
+  line.device = head.device;
   if (head.time.valid && !head.time_inherited) line.time = head.time;
   line.severity = head.severity;
   line.repeated = head.repeated;

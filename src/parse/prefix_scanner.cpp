@@ -621,7 +621,7 @@ bool starts_with_prefix(std::string_view text) {
   return PrefixScanner(text, scratch, context, notes, true).take_one();
 }
 
-bool take_nccl_prefix(std::string_view text, std::string_view& host, int64_t& pid) {
+bool take_nccl_prefix(std::string_view text, std::string_view& host, int64_t& pid, int* device) {
   size_t length = 0;
   while (length < text.size() && length <= 253 && text[length] != ':' && text[length] != ' ' &&
          text[length] != '[') {
@@ -630,12 +630,12 @@ bool take_nccl_prefix(std::string_view text, std::string_view& host, int64_t& pi
   if (length == 0 || length >= text.size() || text[length] != ':') return false;
   string_view rest = text.substr(length + 1);
   auto parsed_pid = take_integer(rest);
-  if (!parsed_pid || !take_char(rest, ':') || !take_integer(rest) || !take_literal(rest, " [") ||
-      !take_integer(rest) || !take_literal(rest, "] ")) {
-    return false;
-  }
+  if (!parsed_pid || !take_char(rest, ':') || !take_integer(rest) || !take_literal(rest, " [")) return false;
+  auto parsed_device = take_integer(rest);
+  if (!parsed_device || !take_literal(rest, "] ")) return false;
   host = text.substr(0, length);
   pid = *parsed_pid;
+  if (device && *parsed_device >= 0 && *parsed_device < 1 << 16) *device = static_cast<int>(*parsed_device);
   return true;
 }
 

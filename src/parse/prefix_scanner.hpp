@@ -39,7 +39,7 @@ std::string_view scan_prefixes(std::string_view text, Line& line, const ScanCont
 bool starts_with_prefix(std::string_view text);
 
 // NCCL's `host:pid:tid [cudaDev] ` at the start of `text` (not removed: rules match it).
-// cudaDev is a process-local device index, never a rank.
-bool take_nccl_prefix(std::string_view text, std::string_view& host, int64_t& pid);
+// cudaDev is a process-local device index, never a rank; `device`, when given, receives it.
+bool take_nccl_prefix(std::string_view text, std::string_view& host, int64_t& pid, int* device = nullptr);
 
 }  // namespace faultline::parse

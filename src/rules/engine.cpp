@@ -290,6 +290,7 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
     Finding finding = make_finding(rule, std::move(match), event.rank, event.local_rank, event.host,
                                    event.pid, event.time, event.sequence);
     finding.time_inherited = event.time_inherited;
+    finding.device = event.device;
     finding.matched = std::move(matched);
     finding.logged_at = event.logged_at;
     return finding;
@@ -399,6 +400,7 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockS
     Finding finding = make_finding(*rule, std::move(*match), line.rank, line.local_rank,
                                    std::string(line.host), line.pid, line.time, sequence);
     finding.time_inherited = line.time_inherited;
+    finding.device = line.device;
     finding.matched = std::move(matched);
     finding.evidence.push_back({line.source, line.number, finding.rank, std::string(line.display)});
     out.push_back(std::move(finding));

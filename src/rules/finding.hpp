@@ -25,6 +25,7 @@ struct Finding {
   int local_rank = -1;
   std::string host;
   int64_t pid = 0;
+  int device = -1;  // NCCL's `[cudaDev]` prefix of its line: a process-local device, not a rank
   Timestamp time;
   bool time_inherited = false;  // from an earlier line of the rank, not the matched line
   uint64_t sequence = 0;        // input order across the job
