@@ -9,6 +9,7 @@
 #include "base/text.hpp"
 #include "correlate/clock_skew.hpp"
 #include "correlate/fingerprint.hpp"
+#include "correlate/rank_clues.hpp"
 #include "tp/model_catalogue.hpp"
 
 namespace faultline::correlate {
@@ -140,17 +141,35 @@ std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
 // Only symptoms (collective timeouts): the rank that stopped is the one that did NOT time
 // out in the collective the others waited in, or the one whose NCCL work is furthest behind.
 std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::vector<const Finding*>& members,
-                                        const std::vector<int>& ranks_seen) {
+                                        const std::vector<int>& ranks_seen, const Coverage& coverage) {
   if (group.ranks.empty()) return std::nullopt;
-  if (int_fact(group.facts, "seq_num") && ranks_seen.size() > group.ranks.size()) {
+  auto seq = int_fact(group.facts, "seq_num");
+  if (seq && ranks_seen.size() > group.ranks.size()) {
     std::vector<int> silent;
     std::set_difference(ranks_seen.begin(), ranks_seen.end(), group.ranks.begin(), group.ranks.end(),
                         std::back_inserter(silent));
     if (silent.size() == 1) {
       return InitiatingRank{silent.front(), "ranks " + format_ranges(group.ranks) + " timed out in SeqNum " +
-                                                std::to_string(*int_fact(group.facts, "seq_num")) +
-                                                "; rank " + std::to_string(silent.front()) +
+                                                std::to_string(*seq) + "; rank " +
+                                                std::to_string(silent.front()) +
                                                 " did not, so it never reached that collective"};
+    }
+  }
+  // A rank with no line at all, while every rank that logged timed out in the same collective:
+  // the suspect, though its log may only be missing.
+  if (seq && coverage.missing_ranks.size() == 1 && ranks_seen.size() >= 2) {
+    std::set<int> waited;
+    for (const Finding* f : members) {
+      if (f->rank >= 0 && int_fact(f->facts, "seq_num") == seq) waited.insert(f->rank);
+    }
+    if (std::vector<int>(waited.begin(), waited.end()) == ranks_seen) {
+      int silent = coverage.missing_ranks.front();
+      std::string world = coverage.world_size ? " of a world of " + std::to_string(*coverage.world_size) : "";
+      return InitiatingRank{silent, "every rank that logged (" + ranks_phrase_of(ranks_seen) + world +
+                                        ") timed out in SeqNum " + std::to_string(*seq) + "; rank " +
+                                        std::to_string(silent) +
+                                        " logged nothing, so it is the suspect: it never reached that "
+                                        "collective (weak evidence: its log may only be missing)"};
     }
   }
   std::map<int, int64_t> completed;  // rank -> lowest "last completed NCCL work"
@@ -374,8 +393,8 @@ std::vector<JobFact> collect_job_facts(const std::vector<Finding>& findings) {
 }
 
 Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vector<const Finding*>& members,
-                   size_t root_cause_groups, const std::vector<int>& ranks_seen, const HostOffsets& offsets,
-                   const std::vector<const Finding*>& symptoms) {
+                   size_t root_cause_groups, const std::vector<int>& ranks_seen, const Coverage& coverage,
+                   const HostOffsets& offsets, const std::vector<const Finding*>& symptoms) {
   const rules::Rule& rule = *group.rule;
   Diagnosis diagnosis;
   diagnosis.rule = &rule;
@@ -404,7 +423,7 @@ Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vec
                                 "); the cause may be outside these logs");
   }
   std::optional<InitiatingRank> behind;
-  if (rule.role == Role::kSymptom) behind = straggler(group, members, ranks_seen);
+  if (rule.role == Role::kSymptom) behind = straggler(group, members, ranks_seen, coverage);
   auto initiating = behind ? *behind : initiating_rank(group, members, offsets);
   std::optional<InitiatingRank> watchdog;
   if (rule.role == Role::kRootCause && group.ranks.size() > 1)
@@ -655,6 +674,54 @@ void name_rank_from_closing_signals(Diagnosis& diagnosis, const FindingGroup& ch
                               " (by its NCCL lines): it had already exited (weak evidence)";
 }
 
+// A rank that only timed out or was stopped (a victim) is never named while some rank has an
+// error of its own; a fallback that named one gives way.
+void set_victim_aside(Diagnosis& diagnosis, const std::vector<const Finding*>& roots,
+                      const std::vector<const Finding*>& symptoms) {
+  if (!diagnosis.initiating_rank || diagnosis.rule->role == Role::kSymptom) return;
+  int named = *diagnosis.initiating_rank;
+  std::set<int> own_errors;
+  for (const Finding* f : roots) {
+    if (f->rank >= 0) own_errors.insert(f->rank);
+  }
+  bool victim =
+      std::any_of(symptoms.begin(), symptoms.end(), [&](const Finding* f) { return f->rank == named; });
+  if (own_errors.empty() || own_errors.contains(named) || !victim) return;
+  diagnosis.initiating_rank.reset();
+  diagnosis.reasons.back() += "; but rank " + std::to_string(named) +
+                              " only timed out or was stopped (a victim), while " +
+                              ranks_phrase_of(std::vector<int>(own_errors.begin(), own_errors.end())) +
+                              " reported errors of their own: no rank is named";
+  diagnosis.confidence = std::max(0.0, diagnosis.confidence - 0.1);
+}
+
+// When the initiating rank rests on a clue rather than its own line's rank (rank_clues.hpp),
+// the reason says which and how strong; a clue adds nothing to the confidence.
+void note_rank_clue(Diagnosis& diagnosis, const std::vector<const Finding*>& members,
+                    const std::map<uint64_t, RankClue>& clues, bool rank_added_confidence) {
+  if (!diagnosis.initiating_rank || clues.empty()) return;
+  const RankClue* clue = nullptr;
+  for (const Finding* f : members) {
+    if (f->rank != *diagnosis.initiating_rank) continue;
+    auto it = clues.find(f->sequence);
+    if (it == clues.end()) return;  // a line of its own names that rank
+    if (!clue) clue = &it->second;
+  }
+  if (!clue) return;
+  diagnosis.reasons.push_back(describe(*clue));
+  if (rank_added_confidence) diagnosis.confidence = std::max(0.0, diagnosis.confidence - 0.1);
+}
+
+// The ranks that findings name (from their lines or from clues) were seen, whatever the lines'
+// prefixes said.
+void add_finding_ranks(JobShape& shape, const std::vector<Finding>& findings) {
+  std::set<int> seen(shape.ranks_seen.begin(), shape.ranks_seen.end());
+  for (const auto& finding : findings) {
+    if (finding.rank >= 0) seen.insert(finding.rank);
+  }
+  shape.ranks_seen.assign(seen.begin(), seen.end());
+}
+
 Coverage measure_coverage(const JobShape& shape, const std::vector<Finding>& findings) {
   Coverage coverage;
   for (const auto& finding : findings) {
@@ -713,6 +780,8 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   JobAnalysis analysis;
   analysis.job = std::move(job);
   analysis.shape = std::move(shape);
+  auto clues = attribute_ranks(findings, analysis.shape);
+  add_finding_ranks(analysis.shape, findings);
   analysis.coverage = measure_coverage(analysis.shape, findings);
   if (findings.empty()) return analysis;
 
@@ -788,7 +857,8 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   sort_by_first_seen(members, offsets);
   analysis.diagnosis = diagnose(chosen, diagnosis_facts(chosen, candidates, analysis.job_facts), members,
                                 unknown_leads ? root_groups.size() : known_root_groups,
-                                analysis.shape.ranks_seen, offsets, symptoms);
+                                analysis.shape.ranks_seen, analysis.coverage, offsets, symptoms);
+  bool rank_from_group = analysis.diagnosis->initiating_rank.has_value();
   if (!analysis.diagnosis->initiating_rank && chosen.ranks.empty()) {
     // The same failure often appears twice: a bare error line that names no rank, and a
     // relay of it (a watchdog, a launcher) that does. One rank named by the relays is it.
@@ -814,6 +884,19 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
     name_rank_from_job(*analysis.diagnosis, chosen, members, analysis.shape);
   if (!analysis.diagnosis->initiating_rank) {
     name_rank_from_closing_signals(*analysis.diagnosis, chosen, findings, analysis.shape.host_directory);
+  }
+  set_victim_aside(*analysis.diagnosis, roots, symptoms);
+  note_rank_clue(*analysis.diagnosis, members, clues, rank_from_group);
+  // The report names the initiating rank among the ranks seen, unless it is the one that logged
+  // nothing (a silent rank, listed as missing).
+  if (auto rank = analysis.diagnosis->initiating_rank;
+      rank &&
+      !std::binary_search(analysis.shape.ranks_seen.begin(), analysis.shape.ranks_seen.end(), *rank) &&
+      !std::binary_search(analysis.coverage.missing_ranks.begin(), analysis.coverage.missing_ranks.end(),
+                          *rank)) {
+    analysis.shape.ranks_seen.insert(
+        std::upper_bound(analysis.shape.ranks_seen.begin(), analysis.shape.ranks_seen.end(), *rank), *rank);
+    analysis.coverage = measure_coverage(analysis.shape, findings);
   }
   for (auto& group : symptom_groups) {
     if (!root_groups.empty()) group.collateral_of = analysis.diagnosis->cause;

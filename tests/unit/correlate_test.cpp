@@ -4,7 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "correlate/clock_skew.hpp"
+#include "correlate/rank_clues.hpp"
 #include "rules/rule_set.hpp"
 
 using faultline::make_timestamp;
@@ -492,4 +495,180 @@ TEST_CASE("the story's delays are the printed times' when no clock offset was es
   REQUIRE(analysis.diagnosis->story.size() == 2);
   CHECK(analysis.diagnosis->story[1] ==
         "ranks 0,2 reported nccl.watchdog_timeout (Watchdog timeout), 18 s later (collateral)");
+}
+
+namespace {
+
+// Ranks 8-15 on node-b and 0-7 on node-a, as their prefixed lines showed them.
+JobShape two_hosts_of_eight() {
+  JobShape shape;
+  shape.hosts = {"node-a", "node-b"};
+  for (int rank = 0; rank < 16; ++rank) {
+    if (rank == 13) continue;  // its only line is the error
+    shape.host_directory.observe(rank < 8 ? "node-a" : "node-b", rank, "");
+    shape.ranks_seen.push_back(rank);
+  }
+  return shape;
+}
+
+}  // namespace
+
+TEST_CASE("the GPU a CUDA error names, on a host whose ranks are known, names the rank") {
+  auto oom = on_host(finding(oom_rule(), -1, 0), "node-b");
+  oom.matched = "CUDA out of memory. Tried to allocate 2.50 GiB. GPU 5 has a total capacity of 79.15 GiB";
+  auto analysis = correlate("job", two_hosts_of_eight(), {oom});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(13));
+  CHECK(
+      analysis.diagnosis->reasons.back() ==
+      "rank 13 by its line's clue: the error names CUDA device 5 on node-b; that host's ranks are 8-15, one "
+      "block per host, and with one GPU per process the device is the local rank (weak evidence, weaker than "
+      "a rank prefix)");
+  // Weaker than the rank's own prefix: the rank adds nothing to the confidence.
+  CHECK(analysis.diagnosis->confidence == doctest::Approx(0.8));
+  CHECK(analysis.findings.at(0).evidence.at(0).rank == 13);
+}
+
+TEST_CASE("cuda:N in an error's frame and device N in its message are device clues; two devices are none") {
+  auto frame = finding(oom_rule(), -1, 0);
+  frame.evidence.push_back({0, 2, -1, "    x = x.to('cuda:3')"});
+  CHECK(faultline::correlate::device_named_by(frame) == std::optional<int>(3));
+  auto message = finding(oom_rule(), -1, 0, {}, "CUDA error: out of memory on device 6");
+  CHECK(faultline::correlate::device_named_by(message) == std::optional<int>(6));
+  auto two = finding(oom_rule(), -1, 0, {}, "Expected all tensors on one device, found cuda:0 and cuda:1");
+  CHECK_FALSE(faultline::correlate::device_named_by(two).has_value());
+  auto size = finding(oom_rule(), -1, 0, {}, "GPU 5.5 GiB; cudaDevice 3");
+  CHECK_FALSE(faultline::correlate::device_named_by(size).has_value());
+}
+
+TEST_CASE("a device named by an error that is not a CUDA error is no rank clue") {
+  auto warning = on_host(finding(heads_rule(), -1, 0), "node-b");
+  warning.evidence.at(0).text = "GPU 5 has less than 75% of the memory or cores of GPU 0";
+  auto analysis = correlate("job", two_hosts_of_eight(), {warning});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
+}
+
+TEST_CASE("NCCL lines that show a rank on a device map that device, over the host's block") {
+  JobShape shape = two_hosts_of_eight();
+  shape.host_directory.observe_device("node-b", 5, 9);  // remapped: device 5 drives rank 9
+  auto oom =
+      on_host(finding(oom_rule(), -1, 0, {}, "CUDA out of memory. GPU 5 has a total capacity"), "node-b");
+  auto analysis = correlate("job", shape, {oom});
+  REQUIRE(analysis.diagnosis.has_value());
+  // The block no longer holds (device 5 is not local rank 5), but the device line itself names rank 9.
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(9));
+  CHECK(analysis.diagnosis->reasons.back().find("NCCL lines show rank 9 on that device") !=
+        std::string::npos);
+}
+
+TEST_CASE("NCCL's [dev] prefix on a job of one host is the local rank, as weak evidence") {
+  JobShape shape;
+  shape.hosts = {"gpu-a17"};
+  shape.ranks_seen = {0, 1, 2, 3};
+  for (int rank : {0, 1, 2, 3}) shape.host_directory.observe("gpu-a17", rank, "");
+  auto warn = on_host(finding(heads_rule(), -1, 0), "gpu-a17");
+  warn.pid = 4242;
+  warn.device = 2;
+  auto analysis = correlate("job", shape, {warn});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
+  CHECK(
+      analysis.diagnosis->reasons.back() ==
+      "rank 2 by its line's clue: its NCCL line runs on CUDA device [2] on gpu-a17; the logs show one host, "
+      "where local and global ranks agree, and with one GPU per process the device is the local rank (weak "
+      "evidence, weaker than a rank prefix)");
+
+  SUBCASE("not when a process drives several devices") {
+    shape.host_directory.observe_process_device("gpu-a17", 4242, 0);
+    shape.host_directory.observe_process_device("gpu-a17", 4242, 1);
+    auto several = correlate("job", shape, {warn});
+    CHECK_FALSE(several.diagnosis->initiating_rank.has_value());
+  }
+  SUBCASE("not when NCCL lost a peer on another host") {
+    auto lost = finding(timeout_rule(), 1, 1, {}, "Got completion from peer 10.12.2.6<50733> with error 5");
+    lost.facts = {{"peer_ip", Value(std::string("10.12.2.6"))}};
+    auto spans = correlate("job", shape, {warn, lost});
+    CHECK_FALSE(spans.diagnosis->initiating_rank.has_value());
+  }
+  SUBCASE("not on a job of several hosts") {
+    auto several = correlate("job", two_hosts_of_eight(), {on_host(warn, "node-b")});
+    CHECK_FALSE(several.diagnosis->initiating_rank.has_value());
+  }
+}
+
+TEST_CASE("a rank that logged nothing while every other rank timed out in one collective is the suspect") {
+  JobShape shape;
+  shape.ranks_seen = {0, 1, 3};
+  std::vector<Finding> findings;
+  for (int rank : {3, 0, 1}) findings.push_back(timed_out(rank, "", 0, static_cast<uint64_t>(rank)));
+  for (auto& f : findings) f.time = {};
+  auto analysis = correlate("job", shape, findings);
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
+  CHECK(analysis.diagnosis->reasons.at(1) ==
+        "every rank that logged (ranks 0,1,3) timed out in SeqNum 1580; rank 2 logged nothing, so it is the "
+        "suspect: it never reached that collective (weak evidence: its log may only be missing)");
+  // It stays listed as missing: no contradiction with the ranks seen.
+  CHECK(analysis.shape.ranks_seen == std::vector<int>{0, 1, 3});
+  CHECK(analysis.coverage.missing_ranks == std::vector<int>{2});
+
+  SUBCASE("not when one rank alone logged: that rank is named as the only reporter") {
+    shape.ranks_seen = {1};
+    auto alone = correlate("job", shape, {timed_out(1, "", 0, 0)});
+    CHECK(alone.diagnosis->initiating_rank == std::optional<int>(1));
+    CHECK(alone.diagnosis->reasons.at(1) == "only rank 1 reported it");
+  }
+}
+
+TEST_CASE("a victim is not named while a rank has an error of its own") {
+  // The launcher stopped pid 100 (rank 0) but not pid 101 (rank 1), which had timed out and exited;
+  // rank 0 reported an out-of-memory error of its own. The diagnosis (the earlier error) names no rank.
+  JobShape shape;
+  shape.hosts = {"node-a"};
+  shape.ranks_seen = {0, 1};
+  shape.host_directory.observe_process("node-a", 100, 0);
+  shape.host_directory.observe_process("node-a", 101, 1);
+  auto heads = finding(heads_rule(), -1, 0);
+  auto oom = on_host(finding(oom_rule(), 0, 1), "node-a");
+  auto victim = on_host(timed_out(1, "node-a", 0, 2), "node-a");
+  victim.time = {};
+  auto stop =
+      on_host(finding(timeout_rule(), -1, 3, {}, "Sending process 100 closing signal SIGTERM"), "node-a");
+  stop.facts = {{"pid", Value(int64_t{100})}, {"signal_name", Value(std::string("SIGTERM"))}};
+  auto analysis = correlate("job", shape, {heads, oom, victim, stop});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->cause == "tp.heads_not_divisible");
+  CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
+  CHECK(analysis.diagnosis->reasons.back().ends_with(
+      "; but rank 1 only timed out or was stopped (a victim), while rank 0 reported errors of their own: no "
+      "rank is named"));
+}
+
+TEST_CASE("the launcher's local rank on a job of one host names the rank, and the rank is seen") {
+  auto failed = finding(heads_rule(), -1, 0);
+  failed.facts.push_back({"local_rank", Value(int64_t{3})});
+  JobShape shape;
+  shape.hosts = {"node-a"};
+  auto analysis = correlate("job", shape, {failed});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
+  CHECK(analysis.diagnosis->reasons.back() ==
+        "rank 3 by its line's clue: the launcher names local rank 3; the logs show one host, where local and "
+        "global ranks agree (weaker than a rank prefix)");
+  CHECK(analysis.shape.ranks_seen == std::vector<int>{3});
+  CHECK(analysis.findings.at(0).ranks == std::vector<int>{3});
+  CHECK(analysis.findings.at(0).evidence.at(0).rank == 3);
+}
+
+TEST_CASE("the ranks seen include the initiating rank, however it was named") {
+  JobShape shape;
+  shape.ranks_seen = {};
+  auto relay = finding(heads_rule(), 4, 1, {}, "heads (32) by tp (6) relayed");
+  auto bare = finding(heads_rule(), -1, 0);
+  auto analysis = correlate("job", shape, {bare, relay});
+  REQUIRE(analysis.diagnosis.has_value());
+  REQUIRE(analysis.diagnosis->initiating_rank.has_value());
+  CHECK(std::binary_search(analysis.shape.ranks_seen.begin(), analysis.shape.ranks_seen.end(),
+                           *analysis.diagnosis->initiating_rank));
 }

@@ -57,7 +57,9 @@ long long printed_second(double true_time, double skew) {
 }
 
 // `timestamps`: false drops every header with a time; only prefixes and watchdog fields remain.
-GeneratedJob generate(unsigned seed, bool timestamps) {
+// `oom_rank_prefix`: false prints the culprit's traceback with its host's prefix only, so that
+// the only rank clue of its out-of-memory line is `GPU 5` (its earlier lines name its rank).
+GeneratedJob generate(unsigned seed, bool timestamps, bool oom_rank_prefix = true) {
   std::mt19937 random(seed);
   auto uniform = [&](double low, double high) {
     return std::uniform_real_distribution<double>(low, high)(random);
@@ -104,7 +106,8 @@ GeneratedJob generate(unsigned seed, bool timestamps) {
                    " has a total capacity of 79.15 GiB of which 1.02 GiB is free. Including non-PyTorch "
                    "memory, this process has 78.11 GiB memory in use. Of the allocated memory 75.40 GiB "
                    "is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated."}) {
-        lines.push_back({at, host_name(host) + ": [rank" + std::to_string(rank) + "]: " + text});
+        std::string rank_prefix = oom_rank_prefix ? "[rank" + std::to_string(rank) + "]: " : "";
+        lines.push_back({at, host_name(host) + ": " + rank_prefix + text});
         at += 0.001;
       }
       continue;  // it exits: no collective, no watchdog
@@ -197,5 +200,28 @@ TEST_CASE(
     CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(kCulprit));
     CHECK(any_reason_contains(*analysis.diagnosis,
                               "no timestamps order them; rank 37 never reached collective SeqNum"));
+  }
+}
+
+TEST_CASE("64 ranks on 8 hosts: an out-of-memory line whose only rank clue is its GPU names that rank") {
+  for (bool timestamps : {true, false}) {
+    for (unsigned seed : kSeeds) {
+      CAPTURE(seed);
+      CAPTURE(timestamps);
+      GeneratedJob job = generate(seed, timestamps, false);
+      REQUIRE(job.log.find(host_name(kCulpritHost) + ": torch.OutOfMemoryError") != std::string::npos);
+      auto analysis = diagnose(job.log);
+      REQUIRE(analysis.diagnosis.has_value());
+      CHECK(analysis.diagnosis->cause == "cuda.oom");
+      CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(kCulprit));
+      CHECK(any_reason_contains(*analysis.diagnosis,
+                                "rank 37 by its line's clue: the error names CUDA device 5 on node-4; that "
+                                "host's ranks are 32-39, one block per host, and with one GPU per process "
+                                "the device is the local rank (weak evidence, weaker than a rank prefix)"));
+      REQUIRE_FALSE(analysis.findings.empty());
+      CHECK(
+          std::binary_search(analysis.findings[0].ranks.begin(), analysis.findings[0].ranks.end(), kCulprit));
+      for (const auto& evidence : analysis.findings[0].evidence) CHECK(evidence.rank >= 0);
+    }
   }
 }

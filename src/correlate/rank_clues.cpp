@@ -1,0 +1,249 @@
+#include "correlate/rank_clues.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "base/text.hpp"
+
+namespace faultline::correlate {
+namespace {
+
+using rules::Finding;
+
+std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
+  const Value* value = find_fact(facts, name);
+  if (!value || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
+  return std::get<int64_t>(*value);
+}
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Every `label` + integer in `text` whose integer ends the word (`GPU 5 has`, `(GPU 5;`,
+// `cuda:5'`), and whose label starts one (not `cudaDevice 5`, not `GPU 5.0 GiB`).
+void devices_after(std::string_view text, std::string_view label, std::set<int>& out) {
+  for (size_t at = find_text(text, label); at != std::string_view::npos;) {
+    bool word_start =
+        at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    std::string_view rest = text.substr(at + label.size());
+    auto number = take_integer(rest);
+    bool word_end = rest.empty() || !(is_digit(rest.front()) || rest.front() == '.' ||
+                                      std::isalpha(static_cast<unsigned char>(rest.front())));
+    if (word_start && number && word_end && *number < 1 << 10) out.insert(static_cast<int>(*number));
+    size_t next = find_text(text.substr(at + 1), label);
+    at = next == std::string_view::npos ? next : at + 1 + next;
+  }
+}
+
+// The job's hosts as one table: which host's local index is which global rank.
+class HostTable {
+ public:
+  explicit HostTable(const JobShape& shape) : shape_(shape), directory_(shape.host_directory) {
+    const auto& hosts = directory_.ranks_by_host();
+    one_host_ = hosts.size() <= 1 && shape.hosts.size() <= 1;
+    if (one_host_) {
+      if (!hosts.empty())
+        only_host_ = hosts.begin()->first;
+      else if (!shape.hosts.empty())
+        only_host_ = normalize_host(shape.hosts.front());
+    }
+    for (const auto& [key, ranks] : directory_.device_ranks()) {
+      if (ranks.size() != 1 || *ranks.begin() != key.second) identity_devices_ = false;
+    }
+    find_blocks();
+  }
+
+  // Whether a device can stand for a local rank at all.
+  bool devices_are_local_ranks() const { return directory_.one_device_per_process(); }
+
+  // A job whose logs show one host may still span several: NCCL lost a peer over the network
+  // (a peer on the same host would be reached over shared memory or P2P, not named so).
+  void note_network_peer(std::string_view peer) {
+    if (!one_host_ || only_host_.empty() || directory_.host_of(peer) != only_host_) one_host_ = false;
+  }
+
+  // The global rank of local index `index` on `host` (empty: the job's one host, if it has one).
+  std::optional<std::pair<int, ClueMapping>> rank_of(std::string_view host, int index, bool is_device) const {
+    std::string name = host.empty() ? only_host_ : normalize_host(host);
+    if (is_device && !devices_are_local_ranks()) return std::nullopt;
+    if (is_device) {
+      auto it = directory_.device_ranks().find({name, index});
+      if (it != directory_.device_ranks().end()) {
+        if (it->second.size() == 1) return std::pair{*it->second.begin(), ClueMapping::kDeviceLines};
+        return std::nullopt;  // lines disagree about that device
+      }
+    }
+    if (one_host_ && (host.empty() || name == only_host_)) {
+      if (is_device && !identity_devices_) return std::nullopt;
+      // A device past every rank the job shows (one more may be the silent one) is not a local rank.
+      const auto& seen = shape_.ranks_seen;
+      if (!seen.empty() && index > seen.back() + 1) return std::nullopt;
+      if (shape_.hosts.empty() && directory_.ranks_by_host().empty() && !seen.empty() &&
+          seen.back() >= kRanksOfOneHost) {
+        return std::nullopt;  // no host named, and more ranks than one host holds
+      }
+      return std::pair{index, ClueMapping::kOneHost};
+    }
+    if (block_size_ == 0 || host.empty()) return std::nullopt;
+    auto block = blocks_.find(name);
+    if (block == blocks_.end() || index >= block_size_) return std::nullopt;
+    return std::pair{block->second * block_size_ + index, ClueMapping::kHostBlock};
+  }
+
+  std::vector<int> block_ranks(std::string_view host) const {
+    std::vector<int> out;
+    auto block = blocks_.find(normalize_host(host));
+    if (block == blocks_.end()) return out;
+    for (int i = 0; i < block_size_; ++i) out.push_back(block->second * block_size_ + i);
+    return out;
+  }
+
+ private:
+  static constexpr int kRanksOfOneHost = 16;
+
+  // Several hosts, each holding ranks of one aligned block of N (N the most ranks any host
+  // shows), no two the same block, and no device line that disagrees with local = device.
+  void find_blocks() {
+    const auto& hosts = directory_.ranks_by_host();
+    if (hosts.size() < 2) return;
+    size_t widest = 0;
+    for (const auto& [host, ranks] : hosts) widest = std::max(widest, ranks.size());
+    int size = static_cast<int>(widest);
+    std::set<int> taken;
+    for (const auto& [host, ranks] : hosts) {
+      int block = *ranks.begin() / size;
+      if (*ranks.rbegin() / size != block || !taken.insert(block).second) return;
+      blocks_[host] = block;
+    }
+    for (const auto& [key, ranks] : directory_.device_ranks()) {
+      auto block = blocks_.find(key.first);
+      if (block == blocks_.end()) continue;
+      if (ranks.size() != 1 || *ranks.begin() != block->second * size + key.second) {
+        blocks_.clear();
+        return;
+      }
+    }
+    block_size_ = size;
+  }
+
+  const JobShape& shape_;
+  const HostDirectory& directory_;
+  bool one_host_ = false;
+  std::string only_host_;
+  bool identity_devices_ = true;  // every device line shows rank = device
+  int block_size_ = 0;
+  std::map<std::string, int, std::less<>> blocks_;  // normalized host -> block
+};
+
+std::optional<int> local_rank_of(const Finding& finding) {
+  if (finding.local_rank >= 0) return finding.local_rank;
+  if (auto local = int_fact(finding.facts, "local_rank"); local && *local >= 0 && *local < 1 << 16)
+    return static_cast<int>(*local);
+  return std::nullopt;
+}
+
+std::optional<int> nccl_device_of(const Finding& finding) {
+  if (finding.device >= 0) return finding.device;
+  if (auto device = int_fact(finding.facts, "cuda_dev"); device && *device >= 0 && *device < 1 << 10)
+    return static_cast<int>(*device);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> device_named_by(const Finding& finding) {
+  for (const char* name : {"gpu", "device"}) {
+    if (auto device = int_fact(finding.facts, name); device && *device >= 0 && *device < 1 << 10)
+      return static_cast<int>(*device);
+  }
+  std::set<int> devices;
+  auto scan = [&](std::string_view text) {
+    for (std::string_view label : {"GPU ", "device ", "Device ", "cuda:"})
+      devices_after(text, label, devices);
+  };
+  scan(finding.matched);
+  for (const auto& evidence : finding.evidence) scan(evidence.text);
+  if (devices.size() != 1) return std::nullopt;
+  return *devices.begin();
+}
+
+std::map<uint64_t, RankClue> attribute_ranks(std::vector<Finding>& findings, const JobShape& shape) {
+  std::map<uint64_t, RankClue> clues;
+  HostTable table(shape);
+  for (const auto& finding : findings) {
+    for (const char* name : {"peer_host", "peer_ip"}) {
+      const Value* peer = find_fact(finding.facts, name);
+      if (peer && std::holds_alternative<std::string>(*peer))
+        table.note_network_peer(std::get<std::string>(*peer));
+    }
+  }
+  for (auto& finding : findings) {
+    if (finding.rank >= 0) continue;
+    std::optional<RankClue> clue;
+    auto try_index = [&](ClueKind kind, std::optional<int> index) {
+      if (clue || !index) return;
+      bool is_device = kind != ClueKind::kLocalRank;
+      auto rank = table.rank_of(finding.host, *index, is_device);
+      if (!rank) return;
+      // NCCL's device prefix is trusted on one host only: elsewhere devices are often remapped.
+      if (kind == ClueKind::kNcclDevice && rank->second == ClueMapping::kHostBlock) return;
+      RankClue found{kind, rank->second, rank->first, *index, finding.host, {}};
+      if (rank->second == ClueMapping::kHostBlock) found.host_ranks = table.block_ranks(finding.host);
+      clue = std::move(found);
+    };
+    try_index(ClueKind::kLocalRank, local_rank_of(finding));
+    // The device a CUDA error names is the one that failed; elsewhere (a DataParallel imbalance
+    // warning naming the weaker GPU) a device is only a subject.
+    bool cuda_error = finding.rule->cause.starts_with("cuda.") || finding.rule->cause == "unrecognised";
+    if (cuda_error) try_index(ClueKind::kErrorDevice, device_named_by(finding));
+    try_index(ClueKind::kNcclDevice, nccl_device_of(finding));
+    if (!clue) continue;
+    finding.rank = clue->rank;
+    for (auto& evidence : finding.evidence) {
+      if (evidence.rank < 0) evidence.rank = clue->rank;
+    }
+    clues.emplace(finding.sequence, std::move(*clue));
+  }
+  return clues;
+}
+
+std::string describe(const RankClue& clue) {
+  std::string rank = "rank " + std::to_string(clue.rank);
+  std::string index = std::to_string(clue.index);
+  std::string on_host = clue.host.empty() ? "" : " on " + clue.host;
+  std::string what;
+  switch (clue.kind) {
+    case ClueKind::kLocalRank:
+      what = "the launcher names local rank " + index + on_host;
+      break;
+    case ClueKind::kErrorDevice:
+      what = "the error names CUDA device " + index + on_host;
+      break;
+    case ClueKind::kNcclDevice:
+      what = "its NCCL line runs on CUDA device [" + index + "]" + on_host;
+      break;
+  }
+  std::string how;
+  switch (clue.mapping) {
+    case ClueMapping::kOneHost:
+      how = "the logs show one host, where local and global ranks agree";
+      break;
+    case ClueMapping::kDeviceLines:
+      how = "NCCL lines show " + rank + " on that device";
+      break;
+    case ClueMapping::kHostBlock:
+      how = "that host's ranks are " + format_ranges(clue.host_ranks) + ", one block per host";
+      break;
+  }
+  bool device = clue.kind != ClueKind::kLocalRank;
+  std::string assumption = device && clue.mapping != ClueMapping::kDeviceLines
+                               ? ", and with one GPU per process the device is the local rank"
+                               : "";
+  std::string strength = clue.kind == ClueKind::kLocalRank ? "weaker than a rank prefix"
+                                                           : "weak evidence, weaker than a rank prefix";
+  return rank + " by its line's clue: " + what + "; " + how + assumption + " (" + strength + ")";
+}
+
+}  // namespace faultline::correlate
