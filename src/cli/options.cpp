@@ -46,7 +46,7 @@ const std::vector<OptionInfo>& option_table() {
       {"model", 0, "ID", "a Hugging Face model id from the catalogue (its sizes; options replace them)"},
       {"require", 0, "LIST",
        "what the framework demands beyond its defaults, comma-separated: kv-divisible (no KV-head replication), "
-       "vocab-divisible (no vocabulary padding), gpus-multiple (GPUs a multiple of TP×PP), gpus-exact (GPUs = "
+       "vocab-divisible (no vocabulary padding), layers-divisible (no uneven pipeline stages), gpus-multiple (GPUs a multiple of TP×PP), gpus-exact (GPUs = "
        "TP×PP)"},
       {"framework", 0, "NAME",
        "how the framework splits: vllm, sglang (default: KV heads replicated), tgi (vocabulary unpadded), "
@@ -645,8 +645,8 @@ Status validate(Options& options, const std::set<std::string>& given) {
             "'preflight' needs --config config.json, or sizes (--heads N, --kv-heads N, --hidden N, "
             "--ffn N, --vocab N, --layers N) or --gpus");
       }
-      if (!given.count("tp") && !given.count("pp"))
-        return Status::error("'preflight' needs --tp N (or --pp N)");
+      if (!given.count("tp") && !given.count("pp") && options.gpus.empty())
+        return Status::error("'preflight' needs --tp N, --pp N or --gpus");
       if (options.tp < 1 || options.pp < 1) return Status::error("--tp and --pp must be at least 1");
       if (options.heads < 0 || options.kv_heads < 0 || options.hidden < 0 || options.ffn < 0 ||
           options.vocab < 0 || options.layers < 0) {

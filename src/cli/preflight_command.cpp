@@ -42,6 +42,7 @@ int run_preflight(const Options& options, Output& out) {
     shape.experts = g.experts;
     shape.vocab = g.vocab;
     shape.layers = g.layers;
+    shape.vision_heads = g.vision_heads;
     shape.model_type = model->id;
   }
   if (!options.config.empty()) {

@@ -98,6 +98,7 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   model.experts = int_fact(facts, "experts");
   model.vocab = int_fact(facts, "vocab");
   model.layers = int_fact(facts, "layers");
+  model.vision_heads = int_fact(facts, "vision_heads");
   tp::SplitRules rules;
   action.framework = framework_of(rule_id, facts);
   bool kv_cause = cause == "tp.kv_heads_not_divisible";
@@ -107,6 +108,7 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   rules.vocab_unpadded = cause == "tp.vocab_not_divisible";
   if (kv_cause) action.requirements.push_back("kv-divisible");
   if (rules.vocab_unpadded) action.requirements.push_back("vocab-divisible");
+  if (cause == "pp.layers_not_divisible") action.requirements.push_back("layers-divisible");
   for (auto [name, size] : {std::pair{"heads", model.heads}, std::pair{"kv_heads", model.kv_heads},
                             std::pair{"hidden", model.hidden}, std::pair{"ffn", model.ffn},
                             std::pair{"moe_ffn", model.moe_ffn}, std::pair{"vocab", model.vocab}}) {

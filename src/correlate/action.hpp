@@ -41,8 +41,8 @@ struct Action {
   std::string framework;             // as `faultline preflight --framework` takes it; empty if none named
   // What the crash shows the framework demands beyond its defaults, as `preflight --require` takes
   // it: a KV-head failure, no replication (kv-divisible); a vocabulary failure, no padding
-  // (vocab-divisible); a world-size failure, the GPUs a multiple of (gpus-multiple) or equal to
-  // (gpus-exact) TP×PP.
+  // (vocab-divisible); a layers failure, no uneven stages (layers-divisible); a world-size failure, the GPUs
+  // a multiple of (gpus-multiple) or equal to (gpus-exact) TP×PP.
   std::vector<std::string> requirements;
 };
 

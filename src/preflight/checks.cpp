@@ -79,6 +79,7 @@ tp::Geometry geometry_of(const ModelShape& shape) {
   model.experts = shape.experts;
   model.vocab = shape.vocab;
   model.layers = shape.layers;
+  model.vision_heads = shape.vision_heads;
   return model;
 }
 
@@ -89,6 +90,7 @@ void apply_framework(const std::string& framework, Plan& plan) {
       framework == "megatron" || framework == "nemo" || framework == "deepspeed" || framework == "colossalai";
   plan.rules.replicate_kv_heads = !megatron_like && framework != "tgi" && framework != "trtllm";
   plan.rules.vocab_unpadded = framework == "tgi";
+  plan.layers_divisible = megatron_like || framework == "trtllm";
   plan.gpu_fit = framework == "trtllm" ? Plan::GpuFit::kExact
                  : megatron_like       ? Plan::GpuFit::kMultiple
                                        : Plan::GpuFit::kAtLeast;
@@ -103,13 +105,15 @@ Status apply_requirements(std::string_view list, Plan& plan) {
       plan.rules.replicate_kv_heads = false;
     } else if (word == "vocab-divisible") {
       plan.rules.vocab_unpadded = true;
+    } else if (word == "layers-divisible") {
+      plan.layers_divisible = true;
     } else if (word == "gpus-multiple") {
       if (plan.gpu_fit != Plan::GpuFit::kExact) plan.gpu_fit = Plan::GpuFit::kMultiple;
     } else if (word == "gpus-exact") {
       plan.gpu_fit = Plan::GpuFit::kExact;
     } else if (!word.empty()) {
       return Status::error("--require: unknown requirement '" + std::string(word) +
-                           "' (kv-divisible, vocab-divisible, gpus-multiple, gpus-exact)");
+                           "' (kv-divisible, vocab-divisible, layers-divisible, gpus-multiple, gpus-exact)");
     }
   }
   return Status::ok();
@@ -140,8 +144,22 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
         divides("moe_ffn", "MoE intermediate size", shape.moe_ffn, tp, "TP", "tp.ffn_not_divisible"));
   }
   if (shape.vocab) result.checks.push_back(vocab_check(*shape.vocab, tp, plan.rules.vocab_unpadded));
+  if (shape.vision_heads) {
+    result.checks.push_back(divides("vision_heads", "vision-tower heads", shape.vision_heads, tp, "TP",
+                                    "tp.heads_not_divisible"));
+  }
   if (shape.layers && pp > 1) {
-    result.checks.push_back(divides("layers", "layers", shape.layers, pp, "PP", "pp.layers_not_divisible"));
+    Check layers = divides("layers", "layers", shape.layers, pp, "PP", "pp.layers_not_divisible");
+    if (layers.verdict == Verdict::kError && !plan.layers_divisible && *shape.layers >= pp) {
+      layers.verdict = Verdict::kNote;
+      layers.cause.clear();
+      layers.message =
+          std::to_string(*shape.layers) + " layers over PP " + std::to_string(pp) + ": stages of " +
+          std::to_string(*shape.layers / pp) + " and " + std::to_string(*shape.layers / pp + 1) +
+          " layers (vLLM and SGLang split unevenly; Megatron, NeMo, DeepSpeed and TensorRT-LLM need PP "
+          "to divide them: --framework megatron)";
+    }
+    result.checks.push_back(layers);
   }
   if (plan.gpus) {
     Check check{"gpus", Verdict::kOk, "", ""};
@@ -182,7 +200,9 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
     // the splits that use all of them as one model first.
     for (int64_t replicas : tp::divisors(*plan.gpus)) {
       for (const auto& layout : tp::layouts(*plan.gpus / replicas)) {
-        if (tp::tp_fits(model, layout.tp, plan.rules) && (!shape.layers || *shape.layers % layout.pp == 0)) {
+        bool stages_fit = !shape.layers || (plan.layers_divisible ? *shape.layers % layout.pp == 0
+                                                                  : layout.pp <= *shape.layers);
+        if (tp::tp_fits(model, layout.tp, plan.rules) && stages_fit) {
           result.layouts.push_back(layout.to_string() +
                                    (replicas > 1 ? " (" + std::to_string(replicas) + " replicas)" : ""));
         }

@@ -33,13 +33,16 @@ struct Plan {
   // Megatron, NeMo, DeepSpeed: the GPUs must be a multiple of TP×PP (world size divisible);
   // TensorRT-LLM: exactly TP×PP. Otherwise GPUs left over are a note.
   enum class GpuFit { kAtLeast, kMultiple, kExact } gpu_fit = GpuFit::kAtLeast;
+  // vLLM and SGLang give pipeline stages uneven numbers of layers; Megatron, NeMo, DeepSpeed and
+  // TensorRT-LLM need PP to divide them.
+  bool layers_divisible = false;
 };
 
 // The split rules and GPU fit of a framework named as `--framework` takes it (vllm, sglang, tgi,
 // megatron, nemo, deepspeed, colossalai, trtllm); an empty name gives the defaults.
 void apply_framework(const std::string& framework, Plan& plan);
-// Adds what `--require` names (kv-divisible, vocab-divisible, gpus-multiple, gpus-exact, comma-
-// separated); the error names the word it does not know.
+// Adds what `--require` names (kv-divisible, vocab-divisible, layers-divisible, gpus-multiple,
+// gpus-exact, comma-separated); the error names the word it does not know.
 Status apply_requirements(std::string_view list, Plan& plan);
 
 struct PreflightResult {

@@ -67,6 +67,12 @@ Result<ModelShape> parse_model_config(std::string_view json, const std::string& 
     }
   }
   read_section(top, shape);
+  for (const char* vision : {"vision_config", "visual"}) {
+    object section;
+    if (!shape.vision_heads && top.at_key(vision).get(section) == simdjson::SUCCESS) {
+      shape.vision_heads = first_integer(section, {"num_heads", "num_attention_heads", "n_heads"});
+    }
+  }
   if (!shape.heads && !shape.hidden && !shape.layers) {
     return Status::error(name +
                          ": no model sizes found (num_attention_heads, hidden_size, num_hidden_layers)");

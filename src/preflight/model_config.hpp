@@ -21,6 +21,7 @@ struct ModelShape {
   std::optional<int64_t> experts;
   std::optional<int64_t> vocab;
   std::optional<int64_t> layers;
+  std::optional<int64_t> vision_heads;  // the vision tower's heads (vision_config), which TP shards too
   std::string model_type;
   std::string section;  // "" or the nested object the sizes came from ("text_config")
 };

@@ -17,7 +17,8 @@ bool tp_fits(const Geometry& model, int64_t tp, const SplitRules& rules) {
   bool kv_ok = divides(model.kv_heads, tp) || (rules.replicate_kv_heads && model.kv_heads &&
                                                *model.kv_heads > 0 && tp % *model.kv_heads == 0);
   return divides(model.heads, tp) && kv_ok && divides(model.hidden, tp) && divides(model.ffn, tp) &&
-         divides(model.moe_ffn, tp) && (!rules.vocab_unpadded || divides(model.vocab, tp));
+         divides(model.vision_heads, tp) && divides(model.moe_ffn, tp) &&
+         (!rules.vocab_unpadded || divides(model.vocab, tp));
 }
 
 std::vector<int64_t> valid_tp(const Geometry& model, int64_t limit, const SplitRules& rules) {

@@ -20,6 +20,7 @@ struct Geometry {
   std::optional<int64_t> experts;
   std::optional<int64_t> vocab;
   std::optional<int64_t> layers;
+  std::optional<int64_t> vision_heads;  // a vision tower's heads, which TP shards as well
 };
 
 // How a framework splits what a layout must divide.

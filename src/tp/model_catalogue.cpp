@@ -64,7 +64,7 @@ Result<std::vector<CatalogueModel>> parse_catalogue(std::string_view yaml) {
       g.experts = size_at(entry, "experts");
       g.vocab = size_at(entry, "vocab");
       g.layers = size_at(entry, "layers");
-      model.vision_heads = size_at(entry, "vision_heads");
+      g.vision_heads = size_at(entry, "vision_heads");
       if (entry["source"]) model.source = entry["source"].as<std::string>();
       if (entry["verified"]) model.verified = entry["verified"].as<bool>();
       models.push_back(std::move(model));

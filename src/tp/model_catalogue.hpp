@@ -19,7 +19,6 @@ struct CatalogueModel {
   std::string id;
   std::vector<std::string> aliases;
   Geometry geometry;
-  std::optional<int64_t> vision_heads;
   std::string source;
   bool verified = false;
 };

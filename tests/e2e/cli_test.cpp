@@ -192,8 +192,12 @@ TEST_CASE("preflight rejects a TP size the model cannot take and names the cause
             "layouts of 6 GPUs that fit: TP=1\xc3\x97PP=6, TP=2\xc3\x97PP=3, TP=1\xc3\x97PP=3 (2 replicas), "
             "TP=1\xc3\x97PP=2 (3 replicas), TP=2\xc3\x97PP=1 (3 replicas), TP=1\xc3\x97PP=1 (6 replicas)") !=
         std::string::npos);
-  RunResult layers =
+  // 30 layers over PP 4: uneven stages, which vLLM runs and Megatron refuses.
+  RunResult uneven =
       run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "4", "--gpus", "16"});
+  CHECK(uneven.exit_code == 0);
+  RunResult layers = run_faultline(
+      {"preflight", "--framework", "megatron", "--config", config, "--tp", "4", "--pp", "4", "--gpus", "16"});
   CHECK(layers.exit_code == 1);
   CHECK(layers.out.find("[pp.layers_not_divisible]") != std::string::npos);
   CHECK(run_faultline({"preflight", "--config", config, "--tp", "4", "--pp", "2", "--gpus", "8"}).exit_code ==

@@ -218,3 +218,26 @@ TEST_CASE("an exception its rank lived through (its watchdog timed out later) do
   CHECK(run.out.find("\"cause\":\"nccl.watchdog_timeout\"") != std::string::npos);
   CHECK(run.out.find("\"cause\":\"unrecognised\",\"rule\"") == std::string::npos);
 }
+
+TEST_CASE(
+    "preflight weighs a vision tower's heads, splits layers unevenly where vLLM does, and takes --gpus "
+    "alone") {
+  Scratch scratch;
+  std::string vl = scratch.write("config.json", R"({"num_attention_heads": 28, "num_key_value_heads": 4,
+    "hidden_size": 3584, "num_hidden_layers": 28, "vision_config": {"num_heads": 16}})");
+  RunResult seven = run_faultline({"preflight", "--config", vl, "--tp", "4"});
+  CHECK(seven.exit_code == 0);
+  CHECK(seven.out.find("16 vision-tower heads over TP 4") != std::string::npos);
+  // 28 LLM heads and 4 KV heads allow TP 2 and 4 (and 28 with replication); 16 vision heads rule out 28.
+  CHECK(seven.out.find("TP sizes this model accepts: 1, 2, 4\n") != std::string::npos);
+  std::string deep = scratch.write("deep.json", R"({"num_attention_heads": 128, "hidden_size": 7168,
+    "num_hidden_layers": 61})");
+  RunResult uneven = run_faultline({"preflight", "--config", deep, "--tp", "8", "--pp", "2"});
+  CHECK(uneven.exit_code == 0);
+  CHECK(uneven.out.find("stages of 30 and 31 layers") != std::string::npos);
+  CHECK(run_faultline({"preflight", "--framework", "megatron", "--config", deep, "--tp", "8", "--pp", "2"})
+            .exit_code == 1);
+  RunResult gpus = run_faultline({"preflight", "--config", deep, "--gpus", "16"});
+  CHECK(gpus.exit_code == 0);
+  CHECK(gpus.out.find("layouts of 16 GPUs that fit") != std::string::npos);
+}

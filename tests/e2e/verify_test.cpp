@@ -124,7 +124,8 @@ TEST_CASE("preflight takes the model's sizes as options, without a config file")
   RunResult fail = run_faultline({"preflight", "--heads", "32", "--kv-heads", "8", "--tp", "6"});
   CHECK(fail.exit_code == 1);
   CHECK(fail.out.find("1, 2, 4, 8") != std::string::npos);
-  RunResult layers = run_faultline({"preflight", "--layers", "30", "--pp", "4"});
+  RunResult layers =
+      run_faultline({"preflight", "--layers", "30", "--pp", "4", "--require", "layers-divisible"});
   CHECK(layers.exit_code == 1);
   RunResult nothing = run_faultline({"preflight", "--tp", "4"});
   CHECK(nothing.exit_code == 2);
