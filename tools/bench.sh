@@ -12,6 +12,16 @@
 #   3. latency: `faultline diagnose` on the log's first 10,000 lines (a paste) against `cat`
 #      of the same file, median of BENCH_LATENCY_REPEATS runs.
 #
+# and issue 16's dense cases, where most lines matter, each against rg and cat in the same run:
+#   oom-spam     a 64-rank serving loop retrying a CUDA OOM (genlog --dense oom-spam), SIZE;
+#   nccl-debug   an NCCL_DEBUG=INFO/TRACE dump of 64 ranks (genlog --dense nccl-debug), SIZE;
+#   crash-tree   `scan -j 1` and `scan -j 2` over BENCH_CRASH_JOBS crashed jobs of genjobs
+#                (mixed layouts, gzip and tar.gz, each job failed many times: --attempts), about
+#                SIZE uncompressed, against `rg -z` over the tree.
+# BENCH_CASES picks them (default "sparse oom-spam nccl-debug crash-tree"). rg searches
+# patterns.txt less the few patterns it cannot take (a multi-line event pattern: rg is line
+# by line) and with `\"` written `"`; the report says how many were left out.
+#
 # Builds faultline and faultline-genlog in build/ only if they are missing, generates the log
 # once into $BENCH_DIR (reused on later runs with the same size, ranks and seed; delete it after
 # changing genlog), runs every measurement BENCH_REPEATS times (interleaved, after one untimed
@@ -36,6 +46,9 @@ readonly build_dir="$repo_root/build"
 readonly gnu_time="${BENCH_TIME_BIN:-/usr/bin/time}"
 readonly job_count="${BENCH_JOBS:-16}"
 readonly latency_repeats="${BENCH_LATENCY_REPEATS:-10}"
+readonly cases="${BENCH_CASES:-sparse oom-spam nccl-debug crash-tree}"
+readonly dense_ranks="${BENCH_DENSE_RANKS:-64}"
+readonly crash_jobs="${BENCH_CRASH_JOBS:-64}"
 
 note() { printf 'bench: %s\n' "$*" >&2; }
 die() { note "$*"; exit 2; }
@@ -54,17 +67,19 @@ build_missing_binaries() {
     cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >&2
   fi
   note "building faultline and faultline-genlog"
-  cmake --build "$build_dir" --target faultline faultline-genlog -j "$(nproc)" >&2 ||
+  cmake --build "$build_dir" --target faultline faultline-genlog faultline-genjobs -j "$(nproc)" >&2 ||
     note "build failed; benchmarking whatever is available"
 }
 
 locate_binaries() {
   faultline="${FAULTLINE:-$(find_built_binary faultline)}"
   genlog="${GENLOG:-$(find_built_binary faultline-genlog)}"
-  if [[ -z "$faultline" || -z "$genlog" ]]; then
+  genjobs="${GENJOBS:-$(find_built_binary faultline-genjobs)}"
+  if [[ -z "$faultline" || -z "$genlog" || -z "$genjobs" ]]; then
     build_missing_binaries
     faultline="${FAULTLINE:-$(find_built_binary faultline)}"
     genlog="${GENLOG:-$(find_built_binary faultline-genlog)}"
+    genjobs="${GENJOBS:-$(find_built_binary faultline-genjobs)}"
   fi
   [[ -n "$genlog" ]] || die "faultline-genlog not found and could not be built"
   [[ -n "$faultline" ]] || note "faultline not found: its rows (and rg's, which need its patterns) are skipped"
@@ -83,15 +98,61 @@ generate_log_once() {  # sets $log
   mv "$log.partial" "$log"
 }
 
-write_patterns() {  # sets $patterns (empty when unavailable)
+write_patterns() {  # sets $patterns (empty when unavailable) and $rg_patterns, $rg_left_out
   patterns=""
+  rg_patterns=""
+  rg_left_out=0
   [[ -n "$faultline" ]] || return 0
   local file="$bench_dir/patterns.txt"
   if "$faultline" rules patterns >"$file" 2>"$bench_dir/patterns.err" && [[ -s "$file" ]]; then
     patterns="$file"
   else
     note "'faultline rules patterns' failed or printed nothing (see $bench_dir/patterns.err): rg skipped"
+    return 0
   fi
+  command -v rg >/dev/null || return 0
+  # rg's regex crate refuses `\"` and, line by line, a pattern that must match a newline.
+  rg_patterns="$bench_dir/patterns-rg.txt"
+  local pattern
+  : >"$rg_patterns"
+  while IFS= read -r pattern; do
+    pattern="${pattern//\\\"/\"}"
+    if printf 'x\n' | rg --no-unicode -q -e "$pattern" 2>/dev/null || [[ $? -eq 1 ]]; then
+      printf '%s\n' "$pattern" >>"$rg_patterns"
+    else
+      rg_left_out=$((rg_left_out + 1))
+    fi
+  done <"$patterns"
+}
+
+# A dense log (issue 16), generated once: KIND is genlog's --dense; sets $dense_log.
+generate_dense_log_once() {
+  dense_log="$bench_dir/genlog-$1-$size-r$dense_ranks-s$seed.log"
+  if [[ -s "$dense_log" ]]; then
+    note "reusing $dense_log"
+    return
+  fi
+  note "generating $size $1 log with $dense_ranks ranks, seed $seed"
+  "$genlog" --dense "$1" --size "$size" --ranks "$dense_ranks" --seed "$seed" -o "$dense_log.partial"
+  mv "$dense_log.partial" "$dense_log"
+}
+
+# BENCH_CRASH_JOBS crashed jobs of genjobs, about SIZE uncompressed (a job-attempt is ~4.3 KB);
+# sets $crash_dir and $crash_bytes (uncompressed, as scan counts them).
+prepare_crash_tree_once() {
+  local bytes attempts
+  bytes="$(numfmt --from=iec "$size")"
+  attempts=$((bytes / (crash_jobs * 4300) + 1))
+  crash_dir="$bench_dir/crash-tree-$size-j$crash_jobs-s$seed"
+  if [[ ! -d "$crash_dir/logs" ]]; then
+    note "generating $crash_jobs crashed jobs, $attempts attempts each"
+    rm -rf "$crash_dir.partial"
+    "$genjobs" --jobs "$crash_jobs" --attempts "$attempts" --seed "$seed" --out-dir "$crash_dir.partial" 2>/dev/null
+    mv "$crash_dir.partial" "$crash_dir"
+  fi
+  crash_bytes="$("$faultline" scan -q -j 2 "$crash_dir/logs" 2>/dev/null | tail -n 1 |
+    grep -o '"bytes":[0-9]*' | tail -n 1 | cut -d: -f2 || true)"
+  [[ -n "$crash_bytes" ]] || crash_bytes="$(du -sb "$crash_dir/logs" | cut -f1)"
 }
 
 prepare_jobs_once() {  # sets $jobs_dir: BENCH_JOBS job archives, SIZE/8 in all
@@ -155,24 +216,51 @@ median_column() {  # FILE COLUMN: median of a numeric column, or n/a
            printf "%.3f\n", median }'
 }
 
+has_case() { [[ " $cases " == *" $1 "* ]]; }
+
+# One round of a log case: cat, rg and faultline over LOG, named PREFIX_cat etc.
+measure_log_case() {
+  local prefix="$1" log_file="$2"
+  measure "${prefix}cat" "0" /dev/null cat "$log_file"
+  if [[ -n "$rg_patterns" ]]; then  # not /dev/null: some tools stop early when output is discarded
+    # --no-unicode: RE2, which faultline uses, gives \b \d \w \s their ASCII meaning; with
+    # Unicode classes rg leaves its fast engines for these patterns and takes minutes.
+    measure "${prefix}rg" "0 1" "$bench_dir/${prefix}rg.out" rg -c --no-unicode -f "$rg_patterns" "$log_file"
+  fi
+  [[ -z "$faultline" ]] ||
+    measure "${prefix}faultline" "0 1" /dev/null "$faultline" diagnose --format json "$log_file"
+}
+
 run_measurements() {
   rm -f "$bench_dir"/*.times "$bench_dir"/*.rss "$bench_dir"/*.timing
-  cat "$log" >/dev/null  # warm the page cache, untimed
   local round
   for ((round = 1; round <= repeats; round++)); do
     note "round $round/$repeats"
-    measure cat "0" /dev/null cat "$log"
-    if [[ -n "$patterns" ]]; then  # not /dev/null: some tools stop early when output is discarded
-      # --no-unicode: RE2, which faultline uses, gives \b \d \w \s their ASCII meaning; with
-      # Unicode classes rg leaves its fast engines for these patterns and takes minutes.
-      measure rg "0 1" "$bench_dir/rg.out" rg -c --no-unicode -f "$patterns" "$log"
+    if has_case sparse; then
+      cat "$log" >/dev/null  # warm the page cache, untimed
+      measure_log_case "" "$log"
+      if [[ -n "$faultline" ]]; then
+        measure scan_j1 "0 1 2" /dev/null "$faultline" scan -q -j 1 "$jobs_dir/archives"
+        measure scan_j2 "0 1 2" /dev/null "$faultline" scan -q -j 2 "$jobs_dir/archives"
+      fi
     fi
-    if [[ -n "$faultline" ]]; then
-      measure faultline "0 1" /dev/null "$faultline" diagnose --format json "$log"
-      measure scan_j1 "0 1 2" /dev/null "$faultline" scan -q -j 1 "$jobs_dir/archives"
-      measure scan_j2 "0 1 2" /dev/null "$faultline" scan -q -j 2 "$jobs_dir/archives"
+    if has_case oom-spam; then
+      cat "$oom_log" >/dev/null
+      measure_log_case oom_ "$oom_log"
+    fi
+    if has_case nccl-debug; then
+      cat "$nccl_log" >/dev/null
+      measure_log_case nccl_ "$nccl_log"
+    fi
+    if has_case crash-tree && [[ -n "$faultline" ]]; then
+      # rg exits 2 at the tree's truncated .gz and reads on, as scan does.
+      [[ -z "$rg_patterns" ]] ||
+        measure crash_rg "0 1 2" "$bench_dir/crash_rg.out" rg -z -c --no-unicode -f "$rg_patterns" "$crash_dir/logs"
+      measure crash_scan_j1 "0 1 2" /dev/null "$faultline" scan -q -j 1 "$crash_dir/logs"
+      measure crash_scan_j2 "0 1 2" /dev/null "$faultline" scan -q -j 2 "$crash_dir/logs"
     fi
   done
+  has_case sparse || return 0
   local run
   for ((run = 1; run <= latency_repeats; run++)); do
     measure cat_paste "0" /dev/null cat "$paste"
@@ -182,11 +270,11 @@ run_measurements() {
 
 # --- report ---------------------------------------------------------------------------------
 
-throughput() {  # SECONDS: GB/s of the log, or n/a
-  awk -v bytes="$log_bytes" -v seconds="$1" 'BEGIN {
+throughput() {  # SECONDS [BYTES]: GB/s of BYTES (default: the log), or n/a
+  awk -v bytes="${2:-$log_bytes}" -v seconds="$1" 'BEGIN {
     if (seconds !~ /^[0-9.]+$/) print "n/a"
     else if (seconds == 0) print "inf"
-    else printf "%.2f", bytes / 1e9 / seconds }'
+    else printf "%.3f", bytes / 1e9 / seconds }'
 }
 
 ratio() {  # A B: A / B to two places, or n/a
@@ -194,7 +282,7 @@ ratio() {  # A B: A / B to two places, or n/a
     if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) print "n/a"; else printf "%.2fx", a / b }'
 }
 
-table_row() {  # TOOL COMMAND [-]: with "-", no GB/s (the row is not over the log)
+table_row() {  # TOOL COMMAND [-|BYTES]: with "-", no GB/s; with BYTES, GB/s of BYTES
   local tool="$1" command="$2" over_log="${3:-yes}" times="$bench_dir/$1.times"
   [[ -s "$times" ]] || return 0
   local seconds rss_kb rss_mib
@@ -202,9 +290,29 @@ table_row() {  # TOOL COMMAND [-]: with "-", no GB/s (the row is not over the lo
   rss_kb="$(median_column "$times" 2)"
   rss_mib="$(awk -v kb="$rss_kb" 'BEGIN { if (kb ~ /^[0-9.]+$/) printf "%.1f", kb / 1024; else print "n/a" }')"
   local gbps="-"
-  [[ "$over_log" == "-" ]] || gbps="$(throughput "$seconds")"
+  if [[ "$over_log" =~ ^[0-9]+$ ]]; then
+    gbps="$(throughput "$seconds" "$over_log")"
+  elif [[ "$over_log" != "-" ]]; then
+    gbps="$(throughput "$seconds")"
+  fi
   printf -v "${tool}_gbps" '%s' "$gbps"
-  printf '%-10s %9s %8s %14s   %s\n' "$tool" "$seconds" "$gbps" "$rss_mib" "$command"
+  printf '%-16s %9s %8s %14s   %s\n' "$tool" "$seconds" "$gbps" "$rss_mib" "$command"
+}
+
+print_dense_case() {  # PREFIX TITLE LOG
+  local prefix="$1" title="$2" log_file="$3" log_bytes
+  log_bytes="$(stat -c %s "$log_file")"
+  printf '\n%s: %s (%s bytes, %s ranks)\n' "$title" "$log_file" "$log_bytes" "$dense_ranks"
+  printf '%-16s %9s %8s %14s   %s\n' tool seconds GB/s "peak RSS MiB" command
+  table_row "${prefix}cat" "cat LOG > /dev/null"
+  table_row "${prefix}rg" "rg -c --no-unicode -f patterns-rg.txt LOG ($(cat "$bench_dir/${prefix}rg.out" 2>/dev/null || echo 0) lines matched)"
+  table_row "${prefix}faultline" "faultline diagnose --format json LOG > /dev/null"
+  local fl rg cat  # same bytes: throughput ratios are inverse time ratios
+  fl="$(median_column "$bench_dir/${prefix}faultline.times" 1 2>/dev/null || echo n/a)"
+  rg="$(median_column "$bench_dir/${prefix}rg.times" 1 2>/dev/null || echo n/a)"
+  cat="$(median_column "$bench_dir/${prefix}cat.times" 1 2>/dev/null || echo n/a)"
+  printf '   faultline throughput / rg throughput: %s (target 1x); / cat throughput: %s\n' \
+    "$(ratio "$rg" "$fl")" "$(ratio "$cat" "$fl")"
 }
 
 print_report() {
@@ -212,34 +320,51 @@ print_report() {
   local rg_version pattern_count="-"
   rg_version="$(rg --version 2>/dev/null | head -n 1 || true)"
   if [[ -n "$patterns" ]]; then
-    pattern_count="$(grep -c . "$patterns") (rg matched $(cat "$bench_dir/rg.out" 2>/dev/null || echo 0) lines)"
+    pattern_count="$(grep -c . "$patterns") ($rg_left_out left out for rg)"
   fi
   printf 'faultline benchmark, %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-  printf 'log: %s (%s bytes, %s ranks, seed %s)\n' "$log" "$log_bytes" "$ranks" "$seed"
   printf 'cpu: %s, %s cores; %s; patterns: %s; median of %s runs\n' \
     "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)" "$(nproc)" \
     "${rg_version:-rg n/a}" "$pattern_count" "$repeats"
   [[ -x "$gnu_time" ]] || printf 'note: /usr/bin/time missing (apt-get install time); no RSS\n'
-  printf '\n%-10s %9s %8s %14s   %s\n' tool seconds GB/s "peak RSS MiB" command
-  table_row cat "cat LOG > /dev/null"
-  table_row rg "rg -c --no-unicode -f patterns.txt LOG"
-  table_row faultline "faultline diagnose --format json LOG > /dev/null"
-  table_row scan_j1 "faultline scan -j 1 JOBS ($job_count job archives)" -
-  table_row scan_j2 "faultline scan -j 2 JOBS" -
-  table_row cat_paste "cat PASTE (10,000 lines)" -
-  table_row paste "faultline diagnose PASTE" -
-  local scan_j1_seconds scan_j2_seconds paste_seconds cat_paste_seconds
-  scan_j1_seconds="$(median_column "$bench_dir/scan_j1.times" 1 2>/dev/null || echo n/a)"
-  scan_j2_seconds="$(median_column "$bench_dir/scan_j2.times" 1 2>/dev/null || echo n/a)"
-  paste_seconds="$(median_column "$bench_dir/paste.times" 1 2>/dev/null || echo n/a)"
-  cat_paste_seconds="$(median_column "$bench_dir/cat_paste.times" 1 2>/dev/null || echo n/a)"
-  printf '\n1. single thread: faultline throughput / rg throughput:  %s (target 2x)\n' \
-    "$(ratio "$faultline_gbps" "$rg_gbps")"
-  printf '   faultline throughput / cat throughput: %s\n' "$(ratio "$faultline_gbps" "$cat_gbps")"
-  printf '2. scan -j 2 throughput / scan -j 1 throughput: %s (target 1.8x)\n' \
-    "$(ratio "$scan_j1_seconds" "$scan_j2_seconds")"
-  printf '3. paste of 10,000 lines: %s s (target 0.050 s); faultline time / cat time: %s\n' \
-    "$paste_seconds" "$(ratio "$paste_seconds" "$cat_paste_seconds")"
+  if has_case sparse; then
+    printf '\nsparse: %s (%s bytes, %s ranks, seed %s)\n' "$log" "$log_bytes" "$ranks" "$seed"
+    printf '%-16s %9s %8s %14s   %s\n' tool seconds GB/s "peak RSS MiB" command
+    table_row cat "cat LOG > /dev/null"
+    table_row rg "rg -c --no-unicode -f patterns-rg.txt LOG ($(cat "$bench_dir/rg.out" 2>/dev/null || echo 0) lines matched)"
+    table_row faultline "faultline diagnose --format json LOG > /dev/null"
+    table_row scan_j1 "faultline scan -j 1 JOBS ($job_count job archives)" -
+    table_row scan_j2 "faultline scan -j 2 JOBS" -
+    table_row cat_paste "cat PASTE (10,000 lines)" -
+    table_row paste "faultline diagnose PASTE" -
+    local scan_j1_seconds scan_j2_seconds paste_seconds cat_paste_seconds
+    scan_j1_seconds="$(median_column "$bench_dir/scan_j1.times" 1 2>/dev/null || echo n/a)"
+    scan_j2_seconds="$(median_column "$bench_dir/scan_j2.times" 1 2>/dev/null || echo n/a)"
+    paste_seconds="$(median_column "$bench_dir/paste.times" 1 2>/dev/null || echo n/a)"
+    cat_paste_seconds="$(median_column "$bench_dir/cat_paste.times" 1 2>/dev/null || echo n/a)"
+    printf '1. single thread: faultline throughput / rg throughput:  %s (target 6x)\n' \
+      "$(ratio "$faultline_gbps" "$rg_gbps")"
+    printf '   faultline throughput / cat throughput: %s\n' "$(ratio "$faultline_gbps" "$cat_gbps")"
+    printf '2. scan -j 2 throughput / scan -j 1 throughput: %s (target 1.8x)\n' \
+      "$(ratio "$scan_j1_seconds" "$scan_j2_seconds")"
+    printf '3. paste of 10,000 lines: %s s (target 0.030 s); faultline time / cat time: %s\n' \
+      "$paste_seconds" "$(ratio "$paste_seconds" "$cat_paste_seconds")"
+  fi
+  has_case oom-spam && print_dense_case oom_ "oom-spam" "$oom_log"
+  has_case nccl-debug && print_dense_case nccl_ "nccl-debug" "$nccl_log"
+  if has_case crash-tree; then
+    printf '\ncrash-tree: %s (%s jobs, %s bytes uncompressed)\n' "$crash_dir/logs" "$crash_jobs" "$crash_bytes"
+    printf '%-16s %9s %8s %14s   %s\n' tool seconds GB/s "peak RSS MiB" command
+    table_row crash_rg "rg -z -c --no-unicode -f patterns-rg.txt TREE" "$crash_bytes"
+    table_row crash_scan_j1 "faultline scan -q -j 1 TREE" "$crash_bytes"
+    table_row crash_scan_j2 "faultline scan -q -j 2 TREE" "$crash_bytes"
+    local rg j1 j2
+    rg="$(median_column "$bench_dir/crash_rg.times" 1 2>/dev/null || echo n/a)"
+    j1="$(median_column "$bench_dir/crash_scan_j1.times" 1 2>/dev/null || echo n/a)"
+    j2="$(median_column "$bench_dir/crash_scan_j2.times" 1 2>/dev/null || echo n/a)"
+    printf '   scan -j 1 throughput / rg -z throughput: %s (target 1x); scan -j 2 / scan -j 1: %s (target 1.8x)\n' \
+      "$(ratio "$rg" "$j1")" "$(ratio "$j1" "$j2")"
+  fi
   [[ -z "$failed_tools" ]] || printf 'warning: unexpected exit codes from:%s\n' "$failed_tools"
 }
 
@@ -248,12 +373,26 @@ main() {
   mkdir -p "$bench_dir"
   cd "$repo_root"
   locate_binaries
-  generate_log_once
-  log_bytes="$(stat -c %s "$log")"
-  prepare_jobs_once
-  prepare_paste_once
   write_patterns
-  command -v rg >/dev/null || patterns=""
+  log_bytes=0
+  if has_case sparse; then
+    generate_log_once
+    log_bytes="$(stat -c %s "$log")"
+    prepare_jobs_once
+    prepare_paste_once
+  fi
+  if has_case oom-spam; then
+    generate_dense_log_once oom-spam
+    oom_log="$dense_log"
+  fi
+  if has_case nccl-debug; then
+    generate_dense_log_once nccl-debug
+    nccl_log="$dense_log"
+  fi
+  if has_case crash-tree; then
+    [[ -n "$genjobs" ]] || die "faultline-genjobs not found and could not be built"
+    prepare_crash_tree_once
+  fi
   failed_tools=""
   run_measurements
   print_report | tee "$bench_dir/bench-results.txt"

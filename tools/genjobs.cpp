@@ -1,7 +1,7 @@
 // faultline-genjobs: a directory of many small generated job logs for `faultline scan`
 // tests and demos, with the truth about each job.
 //
-//   faultline-genjobs --jobs 1000 --out-dir DIR [--seed 7]
+//   faultline-genjobs --jobs 1000 --out-dir DIR [--seed 7] [--attempts N]
 //
 // writes DIR/logs/ (the jobs, in mixed formats) and DIR/truth.jsonl (one line per job:
 // {"job": path relative to DIR/logs as scan names it, "cause": expected cause or null,
@@ -12,6 +12,8 @@
 // folder. Causes, in turn: tp.heads_not_divisible, cuda.oom, nccl.watchdog_timeout, none.
 // Every 50th job gets a file of binary garbage, and every 50th gzip job a truncated .gz;
 // neither changes the job's expected cause. Same seed, same bytes.
+// With --attempts N (a crash archive, dense: issue 16), each job failed N times: every rank's
+// log holds N attempts of a few steps each, every one ending in the job's failure.
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -189,7 +191,7 @@ std::string garbage(Random& random, size_t size) {
 }
 
 int usage() {
-  std::cerr << "usage: faultline-genjobs --jobs N --out-dir DIR [--seed S]\n";
+  std::cerr << "usage: faultline-genjobs --jobs N --out-dir DIR [--seed S] [--attempts N]\n";
   return 2;
 }
 
@@ -198,6 +200,7 @@ int usage() {
 int main(int argc, char** argv) {
   int jobs = 0;
   uint64_t seed = 7;
+  int attempts = 1;
   std::string out_dir;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -208,10 +211,12 @@ int main(int argc, char** argv) {
       out_dir = argv[++i];
     else if (arg == "--seed")
       seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (arg == "--attempts")
+      attempts = std::atoi(argv[++i]);
     else
       return usage();
   }
-  if (jobs < 1 || out_dir.empty()) return usage();
+  if (jobs < 1 || out_dir.empty() || attempts < 1) return usage();
   fs::path logs = fs::path(out_dir) / "logs";
   fs::create_directories(logs);
   std::ofstream truth(fs::path(out_dir) / "truth.jsonl");
@@ -229,6 +234,13 @@ int main(int argc, char** argv) {
     std::vector<std::vector<std::string>> per_rank;
     for (int rank = 0; rank < ranks; ++rank)
       per_rank.push_back(rank_lines(random, cause, rank, ranks, failing_rank, steps));
+    for (int attempt = 1; attempt < attempts; ++attempt) {
+      int attempt_steps = 1 + random.below(5);
+      for (int rank = 0; rank < ranks; ++rank) {
+        auto lines = rank_lines(random, cause, rank, ranks, failing_rank, attempt_steps);
+        per_rank[size_t(rank)].insert(per_rank[size_t(rank)].end(), lines.begin(), lines.end());
+      }
+    }
     std::string name;
     int entries = 0;
     bool directory_layout =

@@ -18,6 +18,7 @@
 //
 // Usage:
 //   genlog [--size 1G] [--ranks 8] [--seed 42] [--fault heads|none] [--fault-rank 3] [-o FILE]
+//          [--dense oom-spam|nccl-debug]   dense logs: a CUDA OOM retry loop, an NCCL debug dump
 //   genlog --files N --out-dir DIR [same options]   N jobs, one file per rank each
 //
 // Build: g++ -std=c++20 -O2 -o genlog tools/genlog.cpp
@@ -42,12 +43,15 @@ namespace {
 // Options
 
 enum class Fault { heads, none };
+// Dense logs, where most lines matter (issue 16): none is the sparse training log.
+enum class Dense { none, oom_spam, nccl_debug };
 
 struct Options {
   std::uint64_t size_bytes = 1ULL << 30;
   int ranks = 8;
   std::uint64_t seed = 42;
   Fault fault = Fault::heads;
+  Dense dense = Dense::none;
   int fault_rank = 3;
   bool fault_rank_given = false;
   std::string output_path;  // empty: stdout
@@ -57,6 +61,7 @@ struct Options {
 
 constexpr std::string_view usage_text =
     "usage: genlog [--size SIZE] [--ranks N] [--seed N] [--fault heads|none] [--fault-rank R]\n"
+    "              [--dense oom-spam|nccl-debug]\n"
     "              [-o FILE | --files N --out-dir DIR]\n"
     "  --size SIZE       approximate output size, with optional K/M/G suffix (default 1G)\n"
     "  --ranks N         number of ranks, 8 per node (default 8)\n"
@@ -64,6 +69,9 @@ constexpr std::string_view usage_text =
     "  --fault KIND      heads: end with an attention-heads/TP ValueError on one rank and\n"
     "                    watchdog timeouts on the others (default); none: no failure\n"
     "  --fault-rank R    the rank that raises the error (default 3, or the last rank if fewer)\n"
+    "  --dense KIND      oom-spam: a serving loop whose ranks retry a CUDA OOM (most lines match\n"
+    "                    rules; --fault is ignored); nccl-debug: an NCCL_DEBUG=INFO/TRACE dump\n"
+    "                    (NCCL INFO and TRACE lines, then the --fault ending)\n"
     "  -o FILE           write to FILE instead of stdout\n"
     "  --files N         write N jobs, each a directory of rank<R>.log files plus torchrun.log\n"
     "  --out-dir DIR     where --files writes job0000/, job0001/, ... (SIZE is split across jobs)\n";
@@ -137,6 +145,14 @@ Options parse_options(int argc, char** argv) {
         options.fault = Fault::none;
       else
         fail_usage("--fault must be heads or none");
+    } else if (flag == "--dense") {
+      if (value == "oom-spam") {
+        options.dense = Dense::oom_spam;
+      } else if (value == "nccl-debug") {
+        options.dense = Dense::nccl_debug;
+      } else {
+        fail_usage("--dense must be oom-spam or nccl-debug");
+      }
     } else if (flag == "--fault-rank") {
       options.fault_rank = parse_int_in_range(value, 0, 65535, "--fault-rank");
       options.fault_rank_given = true;
@@ -676,6 +692,55 @@ class LogGenerator {
     return 4000 + static_cast<std::uint64_t>(options_.ranks) * 1450;
   }
 
+  // --dense oom-spam: a serving loop on every rank that keeps retrying a batch the GPU has no
+  // memory for. Each retry logs a warning, then either the whole traceback or the error alone
+  // through the logger; a little throughput chatter in between. Most lines match rules.
+  void write_oom_spam_until(std::uint64_t target_bytes) {
+    while (sink_.bytes_written() < target_bytes) {
+      clock_.advance_nanos(rng_.below(20000000));
+      const int rank = static_cast<int>(rng_.below(static_cast<std::uint32_t>(options_.ranks)));
+      switch (rng_.below(10)) {
+        case 0:
+          write_python_info_line(rank);
+          break;
+        case 1:
+        case 2:
+        case 3:
+          write_retry_warning_line(rank);
+          break;
+        case 4:
+        case 5:
+          write_oom_traceback(rank);
+          break;
+        default:
+          write_logged_oom_line(rank);
+          break;
+      }
+    }
+  }
+
+  // --dense nccl-debug: what NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=ALL (and TRACE builds)
+  // prints: NCCL INFO setup lines and a TRACE line per collective, from every rank.
+  void write_nccl_debug_until(std::uint64_t target_bytes) {
+    while (sink_.bytes_written() < target_bytes) {
+      clock_.advance_nanos(rng_.below(2000000));
+      const int rank = static_cast<int>(rng_.below(static_cast<std::uint32_t>(options_.ranks)));
+      switch (rng_.below(10)) {
+        case 0:
+        case 1:
+        case 2:
+          write_nccl_info_line(rank);
+          break;
+        case 3:
+          write_ordinary_line(-1);
+          break;
+        default:
+          write_nccl_trace_line(rank);
+          break;
+      }
+    }
+  }
+
  private:
   // -- ordinary lines ---------------------------------------------------------------------
 
@@ -963,6 +1028,92 @@ class LogGenerator {
         out.put("<0>");
         break;
     }
+    out.end_line();
+  }
+
+  // "node1:1234:1300 [3] NCCL TRACE ... ncclAllReduce opCount 1a2b sendbuff 0x... count ..."
+  void write_nccl_trace_line(int rank) {
+    BlockWriter& out = begin_nccl_line(rank);
+    static constexpr std::array<std::string_view, 4> collectives = {"AllReduce", "AllGather", "ReduceScatter",
+                                                                    "Broadcast"};
+    out.put("NCCL INFO ");
+    out.put(rng_.pick(collectives));
+    out.put(": opCount ");
+    out.put_hex(++op_count_);
+    out.put(" sendbuff 0x7f");
+    out.put_hex(rng_.next() & 0xffffffffffULL);
+    out.put(" recvbuff 0x7f");
+    out.put_hex(rng_.next() & 0xffffffffffULL);
+    out.put(" count ");
+    out.put_uint(1u << rng_.between(10, 26));
+    out.put(" datatype ");
+    out.put_uint(rng_.below(10));
+    out.put(" op ");
+    out.put_uint(rng_.below(4));
+    out.put(" root 0 comm 0x");
+    out.put_hex(comm_address_ + static_cast<std::uint64_t>(rank) * 0x1000);
+    out.put(" [nranks=");
+    out.put_uint(options_.ranks);
+    out.put("] stream 0x");
+    out.put_hex(0x55d5d0000000ULL + (rng_.next() & 0xfffff0ULL));
+    out.end_line();
+  }
+
+  // The serving loop's retry notice, through Python logging.
+  void write_retry_warning_line(int rank) {
+    BlockWriter& out = begin_rank_line(rank);
+    out.put("WARNING ");
+    put_python_time(out, clock_.now());
+    out.put(" [worker.py:412] request req-");
+    out.put_hex(rng_.next() & 0xffffffffULL);
+    out.put(" failed, retrying batch of ");
+    out.put_uint(rng_.between(1, 64));
+    out.put(" (attempt ");
+    out.put_uint(rng_.between(1, 5));
+    out.put("/5)");
+    out.end_line();
+  }
+
+  void put_oom_message(BlockWriter& out, int rank) {
+    out.put("CUDA out of memory. Tried to allocate ");
+    out.put_fixed(rng_.between(2, 4096) / 4.0, 2);
+    out.put(" MiB. GPU ");
+    out.put_uint(ranks_[rank].local_rank);
+    out.put(" has a total capacity of 79.15 GiB of which ");
+    out.put_fixed(rng_.between(10, 900) / 4.0, 2);
+    out.put(" MiB is free. Including non-PyTorch memory, this process has 78.");
+    out.put_padded(rng_.below(100), 2, '0');
+    out.put(" GiB memory in use. Of the allocated memory 74.");
+    out.put_padded(rng_.below(100), 2, '0');
+    out.put(" GiB is allocated by PyTorch, and 2.");
+    out.put_padded(rng_.below(100), 2, '0');
+    out.put(" GiB is reserved by PyTorch but unallocated.");
+  }
+
+  void write_oom_traceback(int rank) {
+    begin_rank_line(rank).put("Traceback (most recent call last):");
+    sink_.for_rank(rank).end_line();
+    begin_rank_line(rank).put("  File \"/opt/serve/worker.py\", line 218, in run_batch");
+    sink_.for_rank(rank).end_line();
+    begin_rank_line(rank).put("    logits = self.model(**batch)");
+    sink_.for_rank(rank).end_line();
+    begin_rank_line(rank).put(
+        "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1736, in _call_impl");
+    sink_.for_rank(rank).end_line();
+    begin_rank_line(rank).put("    return forward_call(*args, **kwargs)");
+    sink_.for_rank(rank).end_line();
+    BlockWriter& out = begin_rank_line(rank);
+    out.put("torch.OutOfMemoryError: ");
+    put_oom_message(out, rank);
+    out.end_line();
+  }
+
+  void write_logged_oom_line(int rank) {
+    BlockWriter& out = begin_rank_line(rank);
+    out.put("ERROR ");
+    put_python_time(out, clock_.now());
+    out.put(" [worker.py:230] batch failed: ");
+    put_oom_message(out, rank);
     out.end_line();
   }
 
@@ -1308,6 +1459,7 @@ class LogGenerator {
   std::uint64_t comm_id_ = 0;
   std::uint64_t comm_address_ = 0;
   int iteration_ = 0;
+  std::uint64_t op_count_ = 0;
   CivilTime fault_time_{};
 };
 
@@ -1316,6 +1468,16 @@ class LogGenerator {
 
 void generate_job(const Options& options, std::uint64_t seed, std::uint64_t size_bytes, Sink& sink) {
   LogGenerator generator(options, seed, sink);
+  if (options.dense == Dense::oom_spam) {
+    generator.write_oom_spam_until(size_bytes);
+    return;
+  }
+  if (options.dense == Dense::nccl_debug) {
+    const std::uint64_t ending = options.fault == Fault::none ? 0 : generator.estimated_fault_ending_bytes();
+    generator.write_nccl_debug_until(size_bytes > ending ? size_bytes - ending : 0);
+    if (options.fault != Fault::none) generator.write_heads_fault_ending();
+    return;
+  }
   if (options.fault == Fault::none) {
     generator.write_ordinary_lines_until(size_bytes);
     return;

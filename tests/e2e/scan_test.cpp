@@ -105,18 +105,20 @@ struct GeneratedJobs {
   int generator_exit = -1;
   RunResult full;  // scan -j 2 of all of it
 
-  explicit GeneratedJobs(int jobs) {
-    root = fs::temp_directory_path() /
-           ("faultline-scan-" + std::to_string(jobs) + "-" + std::to_string(::getpid()));
+  explicit GeneratedJobs(int jobs, int attempts = 1) {
+    root = fs::temp_directory_path() / ("faultline-scan-" + std::to_string(jobs) + "x" +
+                                        std::to_string(attempts) + "-" + std::to_string(::getpid()));
     fs::remove_all(root);
     fs::create_directories(root);
     logs = (root / "logs").string();
-    std::string count = std::to_string(jobs), out_dir = root.string();
+    std::string count = std::to_string(jobs), out_dir = root.string(), tries = std::to_string(attempts);
     std::vector<char*> argv = {const_cast<char*>(FAULTLINE_GENJOBS),
                                const_cast<char*>("--jobs"),
                                count.data(),
                                const_cast<char*>("--out-dir"),
                                out_dir.data(),
+                               const_cast<char*>("--attempts"),
+                               tries.data(),
                                nullptr};
     pid_t pid = 0;
     if (posix_spawn(&pid, FAULTLINE_GENJOBS, nullptr, nullptr, argv.data(), environ) == 0) {
@@ -139,6 +141,12 @@ struct GeneratedJobs {
 
 GeneratedJobs& thousand_jobs() {
   static GeneratedJobs jobs(1000);
+  return jobs;
+}
+
+// A crash archive (issue 16): every job failed 300 times, so most lines match rules.
+GeneratedJobs& crash_archive() {
+  static GeneratedJobs jobs(24, 300);
   return jobs;
 }
 
@@ -329,4 +337,18 @@ TEST_CASE("scan and merge refuse bad arguments") {
   RunResult merge = run_faultline({"merge", "/nonexistent/results.jsonl"});
   CHECK(merge.exit_code == 2);
   CHECK(merge.err.find("faultline: /nonexistent/results.jsonl: cannot be read\n") == 0);
+}
+
+TEST_CASE("scan of a dense crash archive (each job failed 300 times) matches the generator's truth" *
+          doctest::skip(kNoGenerator)) {
+  GeneratedJobs& jobs = crash_archive();
+  REQUIRE(jobs.generator_exit == 0);
+  REQUIRE(jobs.truth.cause_by_job.size() == 24);
+  ScanOutput scan = read_scan(jobs.full.out);
+  REQUIRE(scan.parsed);
+  CHECK(scan.job_lines == 24);
+  std::map<std::string, std::string> expected;
+  for (const auto& [job, cause] : jobs.truth.cause_by_job) expected[jobs.logs + "/" + job] = cause;
+  CHECK(scan.cause_by_job == expected);
+  CHECK(scan.entries == jobs.truth.entries);
 }
