@@ -781,7 +781,6 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   analysis.job = std::move(job);
   analysis.shape = std::move(shape);
   auto clues = attribute_ranks(findings, analysis.shape);
-  add_finding_ranks(analysis.shape, findings);
   analysis.coverage = measure_coverage(analysis.shape, findings);
   if (findings.empty()) return analysis;
 
@@ -887,8 +886,13 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   }
   set_victim_aside(*analysis.diagnosis, roots, symptoms);
   note_rank_clue(*analysis.diagnosis, members, clues, rank_from_group);
-  // The report names the initiating rank among the ranks seen, unless it is the one that logged
+  // The report counts the ranks findings name among the ranks seen (after the diagnosis, which
+  // reads only the ranks lines showed), and the initiating rank, unless it is the one that logged
   // nothing (a silent rank, listed as missing).
+  size_t lines_showed = analysis.shape.ranks_seen.size();
+  add_finding_ranks(analysis.shape, findings);
+  if (analysis.shape.ranks_seen.size() != lines_showed)
+    analysis.coverage = measure_coverage(analysis.shape, findings);
   if (auto rank = analysis.diagnosis->initiating_rank;
       rank &&
       !std::binary_search(analysis.shape.ranks_seen.begin(), analysis.shape.ranks_seen.end(), *rank) &&
