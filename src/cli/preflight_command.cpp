@@ -1,6 +1,9 @@
 // `faultline preflight`: reject an incompatible TP/PP size before launch. The model's sizes come
 // from its config.json, from options (--heads, --hidden, ...: what a log told a rule), or both,
 // the options winning.
+#include <algorithm>
+#include <charconv>
+
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "preflight/gpu_inventory.hpp"
@@ -79,6 +82,13 @@ int run_preflight(const Options& options, Output& out) {
     }
     report.plan.gpus = static_cast<int64_t>(gpus->size());
     report.plan.gpu_mix = preflight::heterogeneity(*gpus);
+    for (const auto& gpu : *gpus) {  // "81559 MiB": the smallest sets the limit
+      int64_t mib = 0;
+      auto [end, failure] = std::from_chars(gpu.memory.data(), gpu.memory.data() + gpu.memory.size(), mib);
+      if (failure == std::errc() && mib > 0 && std::string_view(end).find("MiB") != std::string_view::npos) {
+        report.plan.gpu_memory_mib = std::min(report.plan.gpu_memory_mib.value_or(mib), mib);
+      }
+    }
   }
   report.result = preflight::run_checks(report.shape, report.plan);
   if (options.format == Format::kText) {

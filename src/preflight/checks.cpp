@@ -119,6 +119,23 @@ Status apply_requirements(std::string_view list, Plan& plan) {
   return Status::ok();
 }
 
+std::optional<int64_t> weights_mib(const ModelShape& shape) {
+  if (!shape.heads || !shape.hidden || !shape.layers || *shape.heads <= 0) return std::nullopt;
+  double hidden = static_cast<double>(*shape.hidden);
+  double head_dim = hidden / static_cast<double>(*shape.heads);
+  double kv = static_cast<double>(shape.kv_heads.value_or(*shape.heads)) * head_dim;
+  double attention = 2 * hidden * hidden + 2 * hidden * kv;
+  double ffn = static_cast<double>(shape.ffn.value_or(4 * *shape.hidden));
+  double mlp = 3 * hidden * ffn;
+  if (shape.experts && *shape.experts > 1) {
+    mlp = 3 * hidden * static_cast<double>(shape.moe_ffn.value_or(static_cast<int64_t>(ffn))) *
+          static_cast<double>(*shape.experts);
+  }
+  double embeddings = 2 * hidden * static_cast<double>(shape.vocab.value_or(32000));
+  double parameters = static_cast<double>(*shape.layers) * (attention + mlp) + embeddings;
+  return static_cast<int64_t>(parameters * 2 / (1024.0 * 1024.0));
+}
+
 bool PreflightResult::ok() const {
   return std::none_of(checks.begin(), checks.end(),
                       [](const Check& c) { return c.verdict == Verdict::kError; });
@@ -185,6 +202,27 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
     }
     result.checks.push_back(check);
   }
+  auto weights = weights_mib(shape);
+  // Weights alone past 90% of a GPU leave no room for activations and the KV cache.
+  auto fits_memory = [&](int64_t model_parallel) {
+    return !weights || !plan.gpu_memory_mib || *weights / model_parallel <= *plan.gpu_memory_mib * 9 / 10;
+  };
+  if (weights && plan.gpu_memory_mib) {
+    Check check{"memory", Verdict::kOk, "", ""};
+    int64_t per_gpu = *weights / (tp * pp);
+    std::string need = "about " + std::to_string(*weights / 1024) + " GiB of bf16 weights over TP " +
+                       std::to_string(tp) + " × PP " + std::to_string(pp) + ": " +
+                       std::to_string(per_gpu / 1024) + " GiB a GPU of " +
+                       std::to_string(*plan.gpu_memory_mib / 1024) + " GiB";
+    if (!fits_memory(tp * pp)) {
+      check.verdict = Verdict::kError;
+      check.cause = "cuda.oom";
+      check.message = need + ": does not fit (raise TP × PP, or quantize)";
+    } else {
+      check.message = need;
+    }
+    result.checks.push_back(check);
+  }
   if (!plan.gpu_mix.empty()) {
     result.checks.push_back({"gpu_models", Verdict::kError,
                              "GPUs of different models or memory in one job: " + plan.gpu_mix +
@@ -202,7 +240,7 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
       for (const auto& layout : tp::layouts(*plan.gpus / replicas)) {
         bool stages_fit = !shape.layers || (plan.layers_divisible ? *shape.layers % layout.pp == 0
                                                                   : layout.pp <= *shape.layers);
-        if (tp::tp_fits(model, layout.tp, plan.rules) && stages_fit) {
+        if (tp::tp_fits(model, layout.tp, plan.rules) && stages_fit && fits_memory(layout.tp * layout.pp)) {
           result.layouts.push_back(layout.to_string() +
                                    (replicas > 1 ? " (" + std::to_string(replicas) + " replicas)" : ""));
         }

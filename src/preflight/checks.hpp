@@ -36,6 +36,8 @@ struct Plan {
   // vLLM and SGLang give pipeline stages uneven numbers of layers; Megatron, NeMo, DeepSpeed and
   // TensorRT-LLM need PP to divide them.
   bool layers_divisible = false;
+  // The smallest GPU's memory in MiB, when the inventory says (--gpus FILE or auto).
+  std::optional<int64_t> gpu_memory_mib;
 };
 
 // The split rules and GPU fit of a framework named as `--framework` takes it (vllm, sglang, tgi,
@@ -53,5 +55,10 @@ struct PreflightResult {
 };
 
 PreflightResult run_checks(const ModelShape& shape, const Plan& plan);
+
+// The model's weights in MiB at 2 bytes a parameter (bf16/fp16), from its sizes: attention (with
+// its KV heads), MLP (gated, three matrices; each expert's for MoE) and untied embeddings. nullopt
+// without heads, hidden and layers. An estimate: enough to tell 70B on 40 GB GPUs from 7B.
+std::optional<int64_t> weights_mib(const ModelShape& shape);
 
 }  // namespace faultline::preflight

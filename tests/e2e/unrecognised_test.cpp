@@ -241,3 +241,18 @@ TEST_CASE(
   CHECK(gpus.exit_code == 0);
   CHECK(gpus.out.find("layouts of 16 GPUs that fit") != std::string::npos);
 }
+
+TEST_CASE("preflight weighs the weights against the GPUs' memory: 70B does not fit one 40 GB GPU") {
+  Scratch scratch;
+  std::string gpus = "index, name, memory.total [MiB]\n";
+  for (int i = 0; i < 8; ++i) gpus += std::to_string(i) + ", NVIDIA A100-SXM4-40GB, 40960 MiB\n";
+  std::string inventory = scratch.write("gpus.csv", gpus);
+  RunResult one = run_faultline(
+      {"preflight", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--tp", "1", "--gpus", inventory});
+  CHECK(one.exit_code == 1);
+  CHECK(one.out.find("does not fit") != std::string::npos);
+  CHECK(one.out.find("(8 replicas)") == std::string::npos);
+  RunResult eight = run_faultline(
+      {"preflight", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--tp", "8", "--gpus", inventory});
+  CHECK(eight.exit_code == 0);
+}
