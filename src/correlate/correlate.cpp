@@ -1,5 +1,3 @@
-#include "correlate/correlate.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -8,6 +6,7 @@
 
 #include "base/text.hpp"
 #include "correlate/clock_skew.hpp"
+#include "correlate/correlate.hpp"
 #include "correlate/fingerprint.hpp"
 #include "correlate/rank_clues.hpp"
 #include "tp/model_catalogue.hpp"
@@ -517,6 +516,32 @@ std::string sizes_phrase(const std::vector<int64_t>& sizes) {
   return join(words, ", ");
 }
 
+// What the diagnosis' dimension rests on, strongest first after the message's own words: the
+// traceback frame that named it (a rule with `frames`), a number the job printed as that size,
+// or, weakest, the number's magnitude alone (the generic rules of priority -2 say so).
+std::vector<std::string> attribution_reasons(const FindingGroup& chosen,
+                                             const std::vector<JobFact>& job_facts) {
+  std::vector<std::string> reasons;
+  const rules::Rule& rule = *chosen.rule;
+  if (!rule.frames.empty()) {
+    size_t at = chosen.message.rfind(" @ ");
+    std::string site = at == std::string::npos ? "" : chosen.message.substr(at + 3);
+    reasons.push_back("the traceback's frame" + (site.empty() ? "" : " " + site) + " names what failed");
+  }
+  for (const auto& [name, value] : chosen.facts) {
+    for (const auto& fact : job_facts) {
+      if (fact.name != name || fact.value != value || !fact.catalogue.empty()) continue;
+      if (name == "tp" || name == "pp" || name == "world_size" || name == "model") continue;
+      reasons.push_back(to_display(value) + " is the " + name + " the job printed (line " +
+                        std::to_string(fact.where.line) + ")");
+    }
+  }
+  if (rule.priority <= -2 && (rule.cause.starts_with("tp.") || rule.cause.starts_with("pp."))) {
+    reasons.push_back("no message or frame named the dimension: it is a prior from the number's size");
+  }
+  return reasons;
+}
+
 // The action, and for a layout cause the remedy in words and a verify command that tells the
 // crashed layout from the suggested one. The rule's own fix lines that list sizes from the
 // error line's numbers alone give way to the sizes from every known fact.
@@ -909,6 +934,9 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   analysis.findings.insert(analysis.findings.end(), std::make_move_iterator(symptom_groups.begin()),
                            std::make_move_iterator(symptom_groups.end()));
   analysis.diagnosis->story = tell_story(*analysis.diagnosis, analysis.findings);
+  for (auto& reason : attribution_reasons(analysis.findings.front(), analysis.job_facts)) {
+    analysis.diagnosis->reasons.push_back(std::move(reason));
+  }
   plan_remedy(*analysis.diagnosis, analysis.findings.front(), analysis.shape);
   return analysis;
 }
