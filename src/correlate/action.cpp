@@ -125,6 +125,11 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   auto pp = int_fact(facts, "pp").value_or(1);
   std::optional<int64_t> gpus = int_fact(facts, "world_size");
   if (!gpus) gpus = int_fact(facts, "gpus");
+  if (const Value* visible = find_fact(facts, "visible_devices"); !gpus && visible) {
+    // CUDA_VISIBLE_DEVICES=0,1,2,3: the GPUs a process on that node sees.
+    std::string list = to_display(*visible);
+    gpus = 1 + static_cast<int64_t>(std::count(list.begin(), list.end(), ','));
+  }
   if (!gpus && int_fact(facts, "nproc_per_node")) {
     gpus = *int_fact(facts, "nproc_per_node") * int_fact(facts, "nnodes").value_or(1);
   }
