@@ -53,6 +53,10 @@ struct TextOptions {
 inline constexpr size_t kPipedEvidenceWidth = 100;
 
 std::string render_text(const RunReport& report, const TextOptions& options);
+// Durations in a story line as people write them ("600000 ms" -> "10 min"), and a timestamp in
+// full ("2026-11-29 10:22:33.123", or "Nov 29 10:22:33" without a year): the text and HTML reports.
+std::string human_durations(std::string_view text);
+std::string display_time(const Timestamp& time);
 // design.md's "faultline.report/1". `pretty` indents; jsonl writes one job per line.
 std::string render_json(const RunReport& report, bool pretty);
 std::string render_jsonl(const RunReport& report);

@@ -140,6 +140,8 @@ std::string human_duration(int64_t millis) {
   return plural(seconds, "s");
 }
 
+}  // namespace
+
 std::string human_durations(std::string_view text) {
   std::string out;
   size_t at = 0;
@@ -194,6 +196,8 @@ std::string display_time(const Timestamp& time) {
   }
   return out;
 }
+
+namespace {
 
 std::string file_name(const std::string& source) {
   size_t slash = source.find_last_of('/');

@@ -161,3 +161,64 @@ TEST_CASE("the README's example is the binary's output for corpus case 001") {
   INFO("regenerate README.md's example with: build/faultline diagnose corpus/001-*/log.txt");
   CHECK(shown == output);
 }
+
+namespace {
+
+// A 256-rank job on 32 hosts of 8: every rank's NCCL init line names its host, rank 3 fails at
+// 10:24:39, the others time out 13 minutes later (c10 glog timestamps, no year).
+std::string large_job_log() {
+  std::string log;
+  for (int rank = 0; rank < 256; ++rank) {
+    std::string host = "node" + std::to_string(rank / 8 + 1), pid = std::to_string(40000 + rank);
+    log += "[rank" + std::to_string(rank) + "]:" + host + ":" + pid + ":" + pid + " [" +
+           std::to_string(rank % 8) + "] NCCL INFO comm 0x5e1f0 rank " + std::to_string(rank) +
+           " nranks 256 cudaDev " + std::to_string(rank % 8) + " busId 1b000 - Init COMPLETE\n";
+  }
+  log += "[rank3]:[W1129 10:24:39.128000000 ProcessGroupNCCL.cpp:1250] Warning: about to fail\n";
+  log +=
+      "[rank3]: ValueError: Total number of attention heads (32) must be divisible by tensor parallel size "
+      "(6).\n";
+  for (int rank = 0; rank < 256; ++rank) {
+    if (rank == 3) continue;
+    std::string r = std::to_string(rank);
+    log +=
+        "[rank" + r +
+        "]:[E1129 10:37:28.035833417 ProcessGroupNCCL.cpp:1664] [PG ID 0 PG GUID 0(default_pg) Rank " + r +
+        "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3886, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600023 milliseconds before timing out.\n";
+  }
+  return log;
+}
+
+}  // namespace
+
+TEST_CASE("the html report folds a 256-rank job to one lane per host, the failing host open") {
+  Scratch scratch;
+  RunResult run = run_faultline({"diagnose", "--format", "html", scratch.write("job.log", large_job_log())});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.find("<p class=\"fold-note\" id=\"fold-note\">256 ranks on 32 hosts: one lane per host, its "
+                     "ranks' marks on it; open a host for a lane per rank.</p>") != std::string::npos);
+  CHECK(count(run.out, "<details class=\"host\"") == 32);
+  CHECK(count(run.out, " open>") == 1);
+  CHECK(run.out.find("<details class=\"host\" data-host=\"node1\" data-ranks=\"0-7\" open>") !=
+        std::string::npos);
+  CHECK(run.out.find("<details class=\"host\" data-host=\"node2\" data-ranks=\"8-15\">") !=
+        std::string::npos);
+  CHECK(run.out.find(">node32 · ranks 248-255</text>") != std::string::npos);
+  CHECK(run.out.find("class=\"mark host-mark initiating\" data-rank=\"3\"") != std::string::npos);
+  CHECK(run.out.find("class=\"mark initiating\" data-rank=\"3\"") != std::string::npos);
+  CHECK(run.out.find("time since the first report, by timestamp") != std::string::npos);
+  CHECK(run.out.find("+13 min") != std::string::npos);
+  // The same job's text sections.
+  for (const char* section :
+       {"<h3>What happened</h3>", "<h3>Evidence</h3>", "<h3>Fix</h3>", "<h3>Also seen</h3>",
+        "<h3>Coverage</h3>", "<p id=\"rule\">rule <code>tp.heads_not_divisible",
+        "first seen <span id=\"first-seen\">Nov 29 10:24:39</span>"}) {
+    INFO(section);
+    CHECK(run.out.find(section) != std::string::npos);
+  }
+  // A small job keeps a lane per rank.
+  RunResult small = run_faultline({"diagnose", "--format", "html", key_case()});
+  CHECK(small.out.find("<details") == std::string::npos);
+  CHECK(small.out.find("<svg id=\"timeline\"") != std::string::npos);
+}
