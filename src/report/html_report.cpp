@@ -112,6 +112,13 @@ std::vector<Point> timeline_points(const correlate::JobAnalysis& job, Axis& axis
       }
     }
     std::sort(timed_at.begin(), timed_at.end());
+    // A mark without a time before every timed one has no time to take: input order, then.
+    for (const auto& group : job.findings) {
+      for (const auto& mark : group.marks) {
+        if (mark.rank >= 0 && !mark.time.valid && mark.sequence < timed_at.front().first)
+          axis.by_time = false;
+      }
+    }
   }
   std::vector<Point> points;
   for (size_t i = 0; i < job.findings.size(); ++i) {
@@ -128,7 +135,7 @@ std::vector<Point> timeline_points(const correlate::JobAnalysis& job, Axis& axis
         if (year_wrap && mark.time.month <= 6) x += year_wrap;
       } else if (axis.by_time) {
         auto after = std::upper_bound(timed_at.begin(), timed_at.end(), std::make_pair(mark.sequence, 1e300));
-        x = after == timed_at.begin() ? timed_at.front().second : std::prev(after)->second;
+        x = std::prev(after)->second;
         when = "no timestamp: placed at the line before it";
         ++axis.placed;
       }
