@@ -220,6 +220,8 @@ struct Assembler::Stream {
   }
 
   bool idle() const { return state_ == State::kIdle; }
+  uint64_t open_sequence() const { return idle() ? UINT64_MAX : event_.sequence; }
+  const Event* open_event() const { return idle() ? nullptr : &event_; }
 
   // Whether a line with no prefix of its own continues this stream's traceback.
   bool accepts_continuation(string_view text) const {
@@ -474,6 +476,20 @@ bool Assembler::has_open_event(uint32_t source) const {
     if (std::get<0>(key) == source && stream->cut_off()) return true;
   }
   return false;
+}
+
+uint64_t Assembler::earliest_open_sequence() const {
+  uint64_t earliest = UINT64_MAX;
+  for (const auto& [key, stream] : streams_) earliest = std::min(earliest, stream->open_sequence());
+  return earliest;
+}
+
+void Assembler::collect_open_lines(std::vector<std::pair<uint32_t, uint64_t>>& lines) const {
+  for (const auto& [key, stream] : streams_) {
+    if (const Event* event = stream->open_event()) {
+      for (const auto& line : event->lines) lines.emplace_back(line.source, line.number);
+    }
+  }
 }
 
 bool Assembler::idle() const {

@@ -18,6 +18,8 @@
 #include <memory>
 #include <string_view>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "assemble/event.hpp"
 #include "parse/line.hpp"
@@ -47,6 +49,12 @@ class Assembler {
   bool has_open_event(uint32_t source) const;
   // Whether no stream is inside an event (or holding one for its next line).
   bool idle() const;
+  // The input sequence of the first line of the earliest event still open (or held), UINT64_MAX
+  // when none is: no finding still to come can hold a line before it.
+  uint64_t earliest_open_sequence() const;
+  // Appends (source, line number) of every line an open (or held) event holds: the lines on
+  // which a finding may still come, besides lines not read yet.
+  void collect_open_lines(std::vector<std::pair<uint32_t, uint64_t>>& lines) const;
 
  private:
   struct Stream;

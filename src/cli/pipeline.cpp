@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "assemble/assembler.hpp"
+#include "correlate/occurrence_fold.hpp"
 #include "ingest/path_hints.hpp"
 #include "ingest/record_reader.hpp"
 #include "parse/ansi.hpp"
@@ -96,6 +97,18 @@ void JobRunner::process(const ingest::Record& record, std::optional<int> rank_hi
     stages_->assembler.push(line, sequence);
   } while (stages_->parser.next_piece(line));
   ++lines_parsed_;
+  if (findings_.size() >= fold_at_) fold_findings_when_many();
+}
+
+// Memory bounded by distinct findings: once there are many, occurrences of the same finding that
+// nothing still to come can change fold into their first. What folds little is tried again only
+// when the findings have doubled, so a log of distinct findings costs no more than linear time.
+void JobRunner::fold_findings_when_many() {
+  std::vector<std::pair<uint32_t, uint64_t>> open_lines;
+  stages_->assembler.collect_open_lines(open_lines);
+  auto fold = correlate::fold_occurrences(findings_, open_lines, stages_->assembler.earliest_open_sequence());
+  occurrences_folded_ += fold.folded;
+  fold_at_ = std::max(fold_threshold_, 2 * findings_.size());
 }
 
 // Before a line that matters, after lines were skipped: the latest line of its rank in this block

@@ -46,6 +46,11 @@ class JobRunner {
   // Bytes of a job read before its sparse read looks for sampled anchors rather than for the
   // literals themselves (rules::Engine::sparse_screen); tests set 0.
   void set_sampled_screen_bytes(uint64_t bytes) { sampled_screen_bytes_ = bytes; }
+  // Findings held before repeated occurrences are folded into their first (correlate/
+  // occurrence_fold.hpp), and again each time they have doubled since; tests set a few.
+  void set_fold_threshold(size_t findings) { fold_at_ = fold_threshold_ = findings; }
+  // Occurrences folded so far; each still counts in its finding group's occurrences.
+  uint64_t occurrences_folded() const { return occurrences_folded_; }
 
  private:
   struct Stages;
@@ -53,6 +58,7 @@ class JobRunner {
                const rules::Engine::BlockScreen& screen);
   void take_time_from_skipped_lines(const ingest::Record& record, std::string_view block,
                                     std::optional<int> rank_hint);
+  void fold_findings_when_many();
 
   const rules::Engine& engine_;
   std::unique_ptr<Stages> stages_;
@@ -74,6 +80,11 @@ class JobRunner {
   // Building the sampled screen takes ~25 ms, once per engine: not for a paste, but for any log
   // a little larger, and for a scan, whose jobs share it.
   uint64_t sampled_screen_bytes_ = uint64_t{2} << 20;
+  // 4,096 findings are a few MiB (a 64-rank OOM spam of 200 MB held 380 MiB of them, unfolded);
+  // no corpus case comes near, so what correlate sees of a small log is never folded.
+  size_t fold_threshold_ = 4096;
+  size_t fold_at_ = 4096;
+  uint64_t occurrences_folded_ = 0;
 };
 
 // The fingerprints of every finding in a healthy run (`--baseline`); errors go to `skipped`.

@@ -89,7 +89,7 @@ std::vector<FindingGroup> fold(const std::vector<const Finding*>& ordered, const
       groups.push_back(std::move(group));
     }
     FindingGroup& group = groups[slot->second];
-    ++group.occurrences;
+    group.occurrences += 1 + finding->folded;
     bool rank_marked = std::any_of(group.marks.begin(), group.marks.end(),
                                    [&](const RankMark& mark) { return mark.rank == finding->rank; });
     if (!rank_marked) {

@@ -33,6 +33,9 @@ struct Finding {
   std::string matched;          // the text the rule matched (message, event or line)
   char logged_at = 0;           // of an event's finding: the level a logger printed it at (Event::logged_at)
   std::vector<Evidence> evidence;
+  // Later occurrences of the same finding folded into this one while the job was read
+  // (correlate/occurrence_fold.hpp): each counts as an occurrence; their evidence is sampled.
+  uint64_t folded = 0;
 };
 
 }  // namespace faultline::rules
