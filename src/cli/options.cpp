@@ -45,8 +45,10 @@ const std::vector<OptionInfo>& option_table() {
       {"layers", 0, "N", "layers"},
       {"model", 0, "ID", "a Hugging Face model id from the catalogue (its sizes; options replace them)"},
       {"require", 0, "LIST",
-       "what the framework demands beyond its defaults, comma-separated: kv-divisible (no KV-head replication), "
-       "vocab-divisible (no vocabulary padding), layers-divisible (no uneven pipeline stages), gpus-multiple (GPUs a multiple of TP×PP), gpus-exact (GPUs = "
+       "what the framework demands beyond its defaults, comma-separated: kv-divisible (no KV-head "
+       "replication), "
+       "vocab-divisible (no vocabulary padding), layers-divisible (no uneven pipeline stages), gpus-multiple "
+       "(GPUs a multiple of TP×PP), gpus-exact (GPUs = "
        "TP×PP)"},
       {"framework", 0, "NAME",
        "how the framework splits: vllm, sglang (default: KV heads replicated), tgi (vocabulary unpadded), "
@@ -633,14 +635,16 @@ Status validate(Options& options, const std::set<std::string>& given) {
       if (!options.inputs.empty()) return unexpected_argument(options);
       break;
     case Command::kPreflight:
-      if (!options.framework.empty() &&
-          !std::set<std::string>{"vllm", "sglang", "tgi", "megatron", "nemo", "deepspeed", "colossalai", "trtllm"}
-               .contains(options.framework)) {
-        return Status::error("--framework must be one of vllm, sglang, tgi, megatron, nemo, deepspeed, colossalai, "
-                             "trtllm, not '" + options.framework + "'");
+      if (!options.framework.empty() && !std::set<std::string>{"vllm", "sglang", "tgi", "megatron", "nemo",
+                                                               "deepspeed", "colossalai", "trtllm"}
+                                             .contains(options.framework)) {
+        return Status::error(
+            "--framework must be one of vllm, sglang, tgi, megatron, nemo, deepspeed, colossalai, "
+            "trtllm, not '" +
+            options.framework + "'");
       }
-      if (options.config.empty() && options.model.empty() && !options.heads && !options.kv_heads && !options.hidden &&
-          !options.ffn && !options.vocab && !options.layers && options.gpus.empty()) {
+      if (options.config.empty() && options.model.empty() && !options.heads && !options.kv_heads &&
+          !options.hidden && !options.ffn && !options.vocab && !options.layers && options.gpus.empty()) {
         return Status::error(
             "'preflight' needs --config config.json, or sizes (--heads N, --kv-heads N, --hidden N, "
             "--ffn N, --vocab N, --layers N) or --gpus");
@@ -862,6 +866,265 @@ std::string man_page() {
       ".SH SEE ALSO\n"
       ".BR faultline\\ help\\ COMMAND ,\n"
       ".B faultline explain RULE_ID\n";
+  return out;
+}
+
+namespace {
+
+// The values an option takes, where they are few; empty for free values.
+std::vector<std::string_view> option_values(std::string_view name) {
+  if (name == "format") return {"text", "json", "jsonl", "markdown", "html", "sarif"};
+  if (name == "color") return {"auto", "always", "never"};
+  if (name == "backend") return {"cpu", "cuda"};
+  if (name == "job-by") return {"run", "dir", "file", "archive"};
+  if (name == "framework")
+    return {"vllm", "sglang", "tgi", "megatron", "nemo", "deepspeed", "colossalai", "trtllm"};
+  return {};
+}
+
+enum class ValueKind { kNone, kDirectory, kFile, kWords, kFree };
+
+ValueKind value_kind(const OptionInfo& option) {
+  if (option.value.empty()) return ValueKind::kNone;
+  if (!option_values(option.name).empty()) return ValueKind::kWords;
+  if (option.value == "DIR") return ValueKind::kDirectory;
+  if (option.value == "FILE" || option.value == "LOG" || option.value.find("FILE") != std::string_view::npos)
+    return ValueKind::kFile;
+  return ValueKind::kFree;
+}
+
+// A command's own words for an option, else the option's.
+std::string_view option_help(const CommandOption& taken, const OptionInfo& option) {
+  return taken.help.empty() ? option.help : taken.help;
+}
+
+// Whether a command's arguments are files (diagnose, scan, merge, rules check, rules suggest).
+bool takes_files(const CommandInfo& command) {
+  for (std::string_view word : {"FILE", "DIR", "LOG", "PATH", "RESULT"}) {
+    if (command.arguments.find(word) != std::string_view::npos && !command.arguments.starts_with("(--") &&
+        !command.arguments.starts_with("[--"))
+      return true;
+  }
+  return false;
+}
+
+std::string single_quoted_sh(std::string_view text) {  // for zsh: 'it'\''s'
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string single_quoted_fish(std::string_view text) {  // fish: \' and \\ inside '...'
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+// zsh's _describe reads ':' as the end of the word; an _arguments spec reads brackets, and ':'
+// outside them.
+std::string zsh_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ':' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+std::string zsh_bracketed(std::string_view text) {
+  std::string out = "[";
+  for (char c : text) {
+    if (c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "]";
+}
+
+std::string join_words(const std::vector<std::string_view>& words) {
+  std::string out;
+  for (auto word : words) out += (out.empty() ? "" : " ") + std::string(word);
+  return out;
+}
+
+std::string subcommand_word(const CommandInfo& command) {  // "list" of "rules list"
+  std::string_view name = command.name;
+  return std::string(name.substr(name.find(' ') + 1));
+}
+
+bool is_rules_command(const CommandInfo& command) {
+  return command.name.starts_with("rules ");
+}
+
+}  // namespace
+
+std::string zsh_completion() {
+  std::string out =
+      "#compdef faultline faultline-cuda\n"
+      "# zsh completion for faultline, generated from its command table (src/cli/options.cpp) by\n"
+      "# zsh_completion(); do not edit. Installed to share/zsh/site-functions/_faultline.\n\n"
+      "_faultline_rule_ids() {\n"
+      "  local -a ids\n"
+      "  ids=(${(f)\"$(_call_program rules faultline rules list 2>/dev/null | awk 'NF > 1 {print $1}')\"})\n"
+      "  _describe -t rules 'rule id or cause' ids\n"
+      "}\n\n"
+      "_faultline() {\n"
+      "  local -a commands rules_commands\n"
+      "  commands=(\n";
+  std::vector<std::string_view> names;
+  for (const auto& command : command_table()) {
+    if (is_rules_command(command)) continue;
+    out += "    " + single_quoted_sh(std::string(command.name) + ":" + zsh_text(command.summary)) + "\n";
+    names.push_back(command.name);
+  }
+  out += "    'rules:the rules\\: list, test, check, patterns, docs, suggest'\n  )\n  rules_commands=(\n";
+  for (const auto& command : command_table()) {
+    if (is_rules_command(command))
+      out += "    " + single_quoted_sh(subcommand_word(command) + ":" + zsh_text(command.summary)) + "\n";
+  }
+  out +=
+      "  )\n"
+      "  if (( CURRENT == 2 )); then\n"
+      "    _describe -t commands 'faultline command' commands\n"
+      "    compadd -- --help --version\n"
+      "    return\n"
+      "  fi\n"
+      "  local command=${words[2]}\n"
+      "  if [[ $command == rules ]]; then\n"
+      "    if (( CURRENT == 3 )); then\n"
+      "      _describe -t commands 'rules command' rules_commands\n"
+      "      return\n"
+      "    fi\n"
+      "    command=\"rules ${words[3]}\"\n"
+      "    words=(\"${(@)words[3,-1]}\")\n"
+      "    (( CURRENT -= 2 ))\n"
+      "  else\n"
+      "    words=(\"${(@)words[2,-1]}\")\n"
+      "    (( CURRENT -= 1 ))\n"
+      "  fi\n"
+      "  case $command in\n";
+  for (const auto& command : command_table()) {
+    out += "    " + single_quoted_sh(command.name) + ")\n      _arguments -s \\\n";
+    for (const auto& taken : command.options) {
+      const OptionInfo* option = find_option(taken.name);
+      std::string help = zsh_bracketed(option_help(taken, *option));
+      std::string action;
+      switch (value_kind(*option)) {
+        case ValueKind::kNone:
+          break;
+        case ValueKind::kDirectory:
+          action = ":" + zsh_text(option->value) + ":_files -/";
+          break;
+        case ValueKind::kFile:
+          action = ":" + zsh_text(option->value) + ":_files";
+          break;
+        case ValueKind::kWords:
+          action = ":" + zsh_text(option->value) + ":(" + join_words(option_values(option->name)) + ")";
+          break;
+        case ValueKind::kFree:
+          action = ":" + zsh_text(option->value) + ": ";
+          break;
+      }
+      std::string spec;
+      if (option->short_name) {
+        std::string both = "-" + std::string(1, option->short_name) + " --" + std::string(option->name);
+        spec = single_quoted_sh("(" + both + ")") + "{-" + std::string(1, option->short_name) + ",--" +
+               std::string(option->name) + "}" + single_quoted_sh(help + action);
+      } else {
+        spec =
+            single_quoted_sh((option->repeatable ? "*--" : "--") + std::string(option->name) + help + action);
+      }
+      out += "        " + spec + " \\\n";
+    }
+    out += "        '(- *)'{-h,--help}'[this command'\\''s help]'";
+    if (command.command == Command::kExplain)
+      out += " \\\n        '1:rule id or cause:_faultline_rule_ids'";
+    else if (command.command == Command::kHelp)
+      out += " \\\n        '1:command:(" + join_words(names) + " rules)'";
+    else if (takes_files(command))
+      out += " \\\n        '*:file:_files'";
+    out += "\n      ;;\n";
+  }
+  out +=
+      "  esac\n"
+      "}\n\n"
+      "_faultline \"$@\"\n";
+  return out;
+}
+
+std::string fish_completion() {
+  std::string out =
+      "# fish completion for faultline, generated from its command table (src/cli/options.cpp) by\n"
+      "# fish_completion(); do not edit. Installed to share/fish/vendor_completions.d/faultline.fish.\n\n"
+      "complete -c faultline -f\n"
+      "complete -c faultline-cuda -w faultline\n";
+  std::vector<std::string_view> top, rules_words;
+  for (const auto& command : command_table()) {
+    if (is_rules_command(command))
+      rules_words.push_back(command.name.substr(command.name.find(' ') + 1));
+    else
+      top.push_back(command.name);
+  }
+  top.push_back("rules");
+  std::string top_words = join_words(top), sub_words = join_words(rules_words);
+  out += "\n# Commands\n";
+  for (const auto& command : command_table()) {
+    if (is_rules_command(command)) continue;
+    out += "complete -c faultline -n '__fish_use_subcommand' -a " + std::string(command.name) + " -d " +
+           single_quoted_fish(command.summary) + "\n";
+  }
+  out +=
+      "complete -c faultline -n '__fish_use_subcommand' -a rules -d 'the rules: list, test, check, patterns, "
+      "docs, suggest'\n";
+  out += "complete -c faultline -n '__fish_use_subcommand' -l help -s h -d 'the help'\n";
+  out += "complete -c faultline -n '__fish_use_subcommand' -l version -d 'the version'\n";
+  for (const auto& command : command_table()) {
+    if (is_rules_command(command))
+      out +=
+          "complete -c faultline -n '__fish_seen_subcommand_from rules; and not "
+          "__fish_seen_subcommand_from " +
+          sub_words + "' -a " + subcommand_word(command) + " -d " + single_quoted_fish(command.summary) +
+          "\n";
+  }
+  for (const auto& command : command_table()) {
+    std::string condition =
+        is_rules_command(command)
+            ? "__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from " + subcommand_word(command)
+            : "__fish_seen_subcommand_from " + std::string(command.name);
+    if (command.command == Command::kExplain) condition += "; and not __fish_seen_subcommand_from rules";
+    std::string prefix = "complete -c faultline -n '" + condition + "'";
+    out += "\n# faultline " + std::string(command.name) + "\n";
+    for (const auto& taken : command.options) {
+      const OptionInfo* option = find_option(taken.name);
+      std::string line = prefix + " -l " + std::string(option->name);
+      if (option->short_name) line += " -s " + std::string(1, option->short_name);
+      switch (value_kind(*option)) {
+        case ValueKind::kNone:
+          break;
+        case ValueKind::kDirectory:
+          line += " -x -a '(__fish_complete_directories)'";
+          break;
+        case ValueKind::kFile:
+          line += " -r -F";
+          break;
+        case ValueKind::kWords:
+          line += " -x -a " + single_quoted_fish(join_words(option_values(option->name)));
+          break;
+        case ValueKind::kFree:
+          line += " -x";
+          break;
+      }
+      out += line + " -d " + single_quoted_fish(option_help(taken, *option)) + "\n";
+    }
+    out += prefix + " -l help -s h -d 'this command\\'s help'\n";
+    if (command.command == Command::kExplain)
+      out += prefix + " -x -a '(faultline rules list 2>/dev/null | awk \"NF > 1 {print \\\\$1}\")'\n";
+    else if (command.command == Command::kHelp)
+      out += prefix + " -x -a " + single_quoted_fish(top_words) + "\n";
+    else if (takes_files(command))
+      out += prefix + " -F\n";
+  }
   return out;
 }
 

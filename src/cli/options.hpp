@@ -127,6 +127,10 @@ std::string command_help(const CommandInfo& command);
 
 // docs/faultline.1, the man page, made from the same table (a unit test keeps the file current).
 std::string man_page();
+// tools/completions/_faultline (zsh) and faultline.fish (fish), made from the same table: each
+// command, its options with their help, and the values of the options that have few.
+std::string zsh_completion();
+std::string fish_completion();
 
 // Edit distance with adjacent transpositions counted once (`fromat` is 1 from `format`).
 size_t edit_distance(std::string_view a, std::string_view b);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "run_binary.hpp"
@@ -230,6 +231,23 @@ TEST_CASE("cmake --install puts stripped binaries, the man page, completions and
   REQUIRE(status == 0);
   CHECK(fs::exists(prefix + "/share/man/man1/faultline.1"));
   CHECK(fs::exists(prefix + "/share/bash-completion/completions/faultline"));
+  // zsh and fish completions, as the source tree has them (generated from the command table).
+  for (auto [installed, source] :
+       {std::pair<std::string, std::string>{"/share/zsh/site-functions/_faultline",
+                                            "/tools/completions/_faultline"},
+        {"/share/fish/vendor_completions.d/faultline.fish", "/tools/completions/faultline.fish"}}) {
+    INFO(installed);
+    REQUIRE(fs::exists(prefix + installed));
+    std::ifstream a(prefix + installed, std::ios::binary), b(source_dir() + source, std::ios::binary);
+    std::ostringstream got, want;
+    got << a.rdbuf();
+    want << b.rdbuf();
+    CHECK(got.str() == want.str());
+  }
+  CHECK(shell("head -1 " + prefix + "/share/zsh/site-functions/_faultline").second ==
+        "#compdef faultline faultline-cuda\n");
+  CHECK(shell("grep -c -- \"-l format\" " + prefix + "/share/fish/vendor_completions.d/faultline.fish")
+            .second != "0\n");
   CHECK(fs::exists(prefix + "/share/doc/faultline/rules/tp.heads_not_divisible.md"));
   std::string binary = prefix + "/bin/faultline";
   REQUIRE(fs::exists(binary));
