@@ -162,12 +162,25 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
     }
   }
   if (action.suggest) {
-    bool megatron = action.strict_kv_heads;
-    action.settings.emplace_back(megatron ? "tensor_model_parallel_size" : "tensor_parallel_size",
-                                 action.suggest->tp);
-    action.settings.emplace_back(megatron ? "pipeline_model_parallel_size" : "pipeline_parallel_size",
-                                 action.suggest->pp);
-    if (action.suggest->dp > 1) action.settings.emplace_back("data_parallel_size", action.suggest->dp);
+    // Each framework's own names for the sizes (TGI shards by tensor parallelism alone).
+    const std::string& name = action.framework;
+    bool megatron = name == "megatron" || name == "nemo";
+    bool short_names = name == "sglang" || name == "trtllm" || name == "colossalai";
+    const char* tp_name = megatron              ? "tensor_model_parallel_size"
+                          : name == "tgi"       ? "num_shard"
+                          : name == "deepspeed" ? "tensor_parallel.tp_size"
+                          : short_names         ? "tp_size"
+                                                : "tensor_parallel_size";
+    action.settings.emplace_back(tp_name, action.suggest->tp);
+    if (name != "tgi" && name != "deepspeed") {
+      action.settings.emplace_back(megatron      ? "pipeline_model_parallel_size"
+                                   : short_names ? "pp_size"
+                                                 : "pipeline_parallel_size",
+                                   action.suggest->pp);
+      if (action.suggest->dp > 1 && !megatron) {
+        action.settings.emplace_back(short_names ? "dp_size" : "data_parallel_size", action.suggest->dp);
+      }
+    }
   }
   return action;
 }
