@@ -67,4 +67,62 @@ inline std::string oom_spam_log(int ranks, int steps, uint64_t seed = 7) {
   return log;
 }
 
+// An NCCL_DEBUG=INFO dump of `ranks` ranks, `steps` lines: untimed NCCL INFO set-up and
+// collective lines from every process (ranks known from their ncclCommInitRank lines), timed
+// step lines of the ranks between them; then rank `failing` raises an untimed traceback and the
+// others' watchdogs time out.
+inline std::string nccl_debug_log(int ranks, int steps, int failing, uint64_t seed = 11) {
+  uint64_t state = seed;
+  auto next = [&state] {  // splitmix64
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  auto two = [](uint64_t value) { return (value < 10 ? "0" : "") + std::to_string(value); };
+  auto nccl = [&](int rank) {
+    return "node" + std::to_string(rank / 8 + 1) + ":" + std::to_string(4000 + rank * 7) + ":" +
+           std::to_string(4200 + rank * 7) + " [" + std::to_string(rank % 8) + "] NCCL INFO ";
+  };
+  std::string log;
+  for (int rank = 0; rank < ranks; ++rank) {
+    log += nccl(rank) + "ncclCommInitRank comm 0x55d5c8001000 rank " + std::to_string(rank) + " nranks " +
+           std::to_string(ranks) + " cudaDev " + std::to_string(rank % 8) + " busId 18000 - Init COMPLETE\n";
+  }
+  int seconds = 0;
+  for (int step = 0; step < steps; ++step) {
+    int rank = static_cast<int>(next() % static_cast<uint64_t>(ranks));
+    seconds = step / 16;
+    switch (next() % 8) {
+      case 0:
+        log += "[rank" + std::to_string(rank) + "]: [2026-11-29 10:" + two(seconds / 60 % 60) + ":" +
+               two(seconds % 60) + "] iteration " + std::to_string(step) + " | lm loss: 2.31\n";
+        break;
+      case 1:
+        log += nccl(rank) + "Channel " + two(next() % 32) + "/0 : " + std::to_string(rank) + "[" +
+               std::to_string(rank % 8) + "] -> " + std::to_string((rank + 1) % ranks) + " via P2P/IPC\n";
+        break;
+      default:
+        log += nccl(rank) + "AllReduce: opCount " + std::to_string(step) + " sendbuff 0x7f" +
+               std::to_string(next() % 1000000) + " count " + std::to_string(1 << (next() % 20)) +
+               " datatype 7 op 0 root 0 comm 0x55d5c8001000 [nranks=" + std::to_string(ranks) +
+               "] stream 0x55\n";
+        break;
+    }
+  }
+  std::string at = "[rank" + std::to_string(failing) + "]: ";
+  log += at + "Traceback (most recent call last):\n" + at + "  File \"train.py\", line 12, in <module>\n" +
+         at +
+         "ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (6).\n";
+  for (int rank = 0; rank < ranks; ++rank) {
+    if (rank == failing) continue;
+    log +=
+        "[rank" + std::to_string(rank) + "]:[E1129 10:" + two((seconds + 600) / 60 % 60) + ":" +
+        two(seconds % 60) + ".000000000 ProcessGroupNCCL.cpp:616] [Rank " + std::to_string(rank) +
+        "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12047, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.\n";
+  }
+  return log;
+}
+
 }  // namespace faultline::testing

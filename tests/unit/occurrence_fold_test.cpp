@@ -194,3 +194,18 @@ TEST_CASE("a dense log read sparsely with folding gives what a full read without
     CHECK(sparse.summary == full.summary);
   }
 }
+
+TEST_CASE("a dense NCCL debug dump read sparsely gives what a full read gives") {
+  if (!faultline::testing::shipped_engine().sparse_screen()) {
+    MESSAGE("built without Hyperscan: no sparse read to check");
+    return;
+  }
+  for (uint64_t seed : {1, 2}) {
+    std::string log = faultline::testing::nccl_debug_log(32, 12000, 5, seed);
+    Read full = read_log(log, std::numeric_limits<size_t>::max());
+    Read sparse = read_log(log, 4096, 0);
+    INFO("seed " << seed);
+    CHECK(sparse.summary == full.summary);
+    CHECK(full.summary.find("diagnosis tp.heads_not_divisible rank 5") != std::string::npos);
+  }
+}
