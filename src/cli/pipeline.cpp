@@ -80,10 +80,14 @@ struct JobRunner::Stages {
   // the walk stops there, since the parser already holds what lies before it.
   std::unordered_map<uint64_t, const char*> time_settled;
   bool times_tracked = false;  // the block is screened: lines read record their times above
-  // The first line of the run of lines read, without a skip, up to the current one (nullptr
-  // after a skip), and lines_parsed_ before it: a walk need not look at lines read.
-  const char* read_since = nullptr;
-  uint64_t read_since_lines = 0;
+  // Runs of lines read with no skip between them, in block order: [begin, next) holds `lines`
+  // lines, `next` being the first byte after the last one's newline. A walk passes over them.
+  struct ReadRun {
+    const char* begin;
+    const char* next;
+    uint64_t lines;
+  };
+  std::vector<ReadRun> read_runs;
 };
 
 namespace {
@@ -139,9 +143,9 @@ void JobRunner::fold_findings_when_many() {
 // with a time of its own gives that time, as a full read would have (a line parsed since has
 // already left its time). Walks back at most kTimeSearchLines lines, within the block, and not
 // past where the rank's last walk began or its last line read with a time: the parser holds
-// those. Lines read since the last skip are passed over, counted, not looked at: one of the rank
-// with a time would have settled the walk. (Each untimed NCCL line of a dense debug dump walked
-// 256 lines back: 89% of its time.)
+// those. Runs of lines read are passed over, counted, not looked at: one of the rank with a time
+// would have settled the walk. (Each untimed NCCL line of a dense debug dump walked 256 lines
+// back: 89% of its time.)
 void JobRunner::take_time_from_skipped_lines(const ingest::Record& record, std::string_view block,
                                              std::optional<int> rank_hint) {
   constexpr size_t kTimeSearchLines = 256;
@@ -157,14 +161,19 @@ void JobRunner::take_time_from_skipped_lines(const ingest::Record& record, std::
     stop = it->second;
   if (settled.size() >= 4096) settled.clear();
   settled[key] = end;
-  size_t looked = 0;
-  const char* read_since = stages_->read_since;
-  if (read_since && read_since <= stop) return;  // every line since `stop` was read
-  if (read_since && read_since < end) {
-    looked = lines_parsed_ - stages_->read_since_lines;
-    end = read_since;
-  }
-  for (; looked < kTimeSearchLines && end > stop; ++looked) {
+  const auto& runs = stages_->read_runs;
+  auto after = std::upper_bound(runs.begin(), runs.end(), end,
+                                [](const char* at, const Stages::ReadRun& run) { return at < run.next; });
+  auto run = static_cast<size_t>(after - runs.begin());  // runs[0, run) end at or before `end`
+  for (size_t looked = 0; looked < kTimeSearchLines && end > stop;) {
+    if (run > 0 && runs[run - 1].next == end) {  // the line before `end` was read: so was its run
+      if (runs[run - 1].begin <= stop) return;   // every line since `stop` was read
+      looked += runs[run - 1].lines;
+      end = runs[run - 1].begin;
+      --run;
+      continue;
+    }
+    ++looked;
     const char* newline = end - 1;  // ends the previous line
     auto length = static_cast<size_t>(newline - low);
     const void* previous = length ? memrchr(low, '\n', length) : nullptr;
@@ -202,7 +211,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       std::string_view block = reader.buffered();
       stages.skipped.clear();  // their views die with the old block
       stages.time_settled.clear();
-      stages.read_since = nullptr;
+      stages.read_runs.clear();
       next_hit = 0;
       assembler_idle = stages.assembler.idle();  // lines read without the screen may have opened an event
       past_head = reader.bytes() > dense_head_bytes_;
@@ -242,7 +251,6 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     if (record.text.data() < block.data() ||
         record.text.data() + record.text.size() > block.data() + block.size()) {
       process(record, info.rank_hint, rules::Engine::BlockScreen{});  // not in the block: unscreened
-      stages.read_since = nullptr;
       assembler_idle = stages.assembler.idle();
       continue;
     }
@@ -263,7 +271,6 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     // A line PidRanks learns from is read: the skip below stops only at lessons not seen before.
     bool must_read = !past_head || opens || teaches || !assembler_idle || stages.parser.busy();
     if (!must_read) {
-      stages.read_since = nullptr;
       if (stages.skipped.size() == kLookbackLines) stages.skipped.erase(stages.skipped.begin());
       stages.skipped.push_back(record);
       // Nothing open: pass over the lines up to a few before the next hit without looking at them.
@@ -278,9 +285,17 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       continue;
     }
     auto note_read = [&](const ingest::Record& read) {
-      if (stages.read_since) return;
-      stages.read_since = read.text.data();
-      stages.read_since_lines = lines_parsed_;
+      const char* line_end = read.text.data() + read.text.size();
+      const char* block_end = block.data() + block.size();
+      const void* newline = std::memchr(line_end, '\n', static_cast<size_t>(block_end - line_end));
+      const char* next = newline ? static_cast<const char*>(newline) + 1 : block_end;
+      auto& runs = stages.read_runs;
+      if (!runs.empty() && runs.back().next == read.text.data()) {
+        runs.back().next = next;
+        ++runs.back().lines;
+      } else {
+        runs.push_back({read.text.data(), next, 1});
+      }
     };
     if (opens) {
       take_time_from_skipped_lines(record, block, info.rank_hint);
