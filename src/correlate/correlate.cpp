@@ -1,3 +1,5 @@
+#include "correlate/correlate.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -6,7 +8,6 @@
 
 #include "base/text.hpp"
 #include "correlate/clock_skew.hpp"
-#include "correlate/correlate.hpp"
 #include "correlate/fingerprint.hpp"
 #include "correlate/rank_clues.hpp"
 #include "tp/model_catalogue.hpp"
