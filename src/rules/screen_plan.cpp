@@ -143,8 +143,10 @@ std::optional<ScreenPlan> plan_screen(const std::vector<const Rule*>& rules) {
   }
   for (size_t i = 0; i < plan.literals.size(); ++i) {
     bool in_traceback =
-        plan.rules[i].empty() && std::all_of(plan.event_rules[i].begin(), plan.event_rules[i].end(),
-                                             [](const Rule* rule) { return !rule->frames.empty(); });
+        plan.rules[i].empty() &&
+        std::all_of(plan.event_rules[i].begin(), plan.event_rules[i].end(), [](const Rule* rule) {
+          return !rule->frames.empty() || rule->priority <= kCatchAllPriority;
+        });
     if (in_traceback) plan.roles[i] = ScreenPlan::Role::kInTraceback;
   }
   for_each_fixed_literal([&](std::string_view literal, ScreenPlan::Role role) {

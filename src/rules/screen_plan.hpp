@@ -22,10 +22,16 @@
 
 namespace faultline::rules {
 
+// Rules of this priority or lower are catch-alls (the `unrecognised` rules).
+inline constexpr int kCatchAllPriority = -100;
+
 struct ScreenPlan {
   // kInTraceback: a word only of rules that match inside a traceback (message rules with
-  // `frames`). It picks their candidates in an event's message, but a line holding it need not be
-  // read for it: the traceback's header, an event opener, makes the read stop there.
+  // `frames`), or of catch-all rules (priority kCatchAllPriority or lower). It picks their
+  // candidates in an event's message, but a line holding it need not be read for it: the
+  // traceback's header, an event opener, makes the read stop there. So past a file's dense head a
+  // bare exception line with no traceback is found only where another rule's word stands on it:
+  // the catch-all's `Error` is in too many healthy lines to stop at each.
   enum class Role : uint8_t { kRule, kEventOpener, kPidRankSource, kEscape, kInTraceback };
   std::vector<LiteralScreen::Literal> literals;
   std::vector<Role> roles;                            // by literal
