@@ -161,7 +161,11 @@ struct Assembler::Stream {
         blank_run_ = 0;
         if (is_exception_line(text, false) && !is_chaining_line(text)) {
           start_message(line);
+        } else if (indented_exception(text)) {
+          start_message(line);
         } else {
+          if (frame_indent_ == string_view::npos && trim_left(text).starts_with("File \""))
+            frame_indent_ = text.size() - trim_left(text).size();
           add_line(line);
         }
         return;
@@ -253,6 +257,7 @@ struct Assembler::Stream {
     }
     if (trim_right(text).ends_with(kTracebackHeader)) {  // the header always ends its line
       begin(line, sequence, EventKind::kTraceback);
+      embedded_ = !text.starts_with(kTracebackHeader);
       // Only the header's own level counts (a record's, or a log line that holds the header): a
       // fatal traceback often follows an unrelated INFO line.
       event_.logged_at = line.severity;
@@ -345,6 +350,8 @@ struct Assembler::Stream {
 
   void begin(const parse::Line& line, uint64_t sequence, EventKind kind) {
     event_ = Event();
+    embedded_ = false;
+    frame_indent_ = string_view::npos;
     event_.kind = kind;
     event_.rank = line.rank;
     event_.local_rank = line.local_rank;
@@ -366,7 +373,7 @@ struct Assembler::Stream {
 
   // The event's message is `line`, which is already its last line.
   void set_message(const parse::Line& line) {
-    string_view text = line.text;
+    string_view text = embedded_ ? trim_left(line.text) : line.text;
     size_t length = exception_name_length(text);
     event_.exception_type = std::string(text.substr(0, length));
     event_.message = std::string(text.substr(0, Event::kMaxMessageBytes));
@@ -421,6 +428,19 @@ struct Assembler::Stream {
   int pending_rank_ = -1;  // named by a line just before the event
   Event event_;
   EventLine previous_;  // the last line that belonged to no event
+  // A traceback whose header follows other text on its line (torchelastic's "  traceback :
+  // Traceback ..." in its failure summary, SGLang's "... hit an exception: Traceback ..."): its
+  // lines may be indented as a whole, so an exception line indented less than its frames ends it.
+  bool embedded_ = false;
+  size_t frame_indent_ = string_view::npos;
+
+  bool indented_exception(string_view text) const {
+    if (!embedded_ || frame_indent_ == string_view::npos) return false;
+    string_view trimmed = trim_left(text);
+    size_t indent = text.size() - trimmed.size();
+    return indent > 0 && indent < frame_indent_ && is_exception_line(trimmed, false) &&
+           !is_chaining_line(trimmed);
+  }
   State state_ = State::kIdle;
   int blank_run_ = 0;
   size_t continuations_ = 0;

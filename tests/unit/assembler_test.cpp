@@ -305,3 +305,21 @@ TEST_CASE("EventKind names") {
   CHECK(std::string(to_string(EventKind::kTerminate)) == "terminate");
   CHECK(std::string(to_string(EventKind::kNcclWarn)) == "nccl_warn");
 }
+
+TEST_CASE(
+    "a traceback torchelastic indents under 'traceback :' in its failure summary ends at its exception") {
+  auto events = assemble(
+      "  error_file: /tmp/torchelastic_x/attempt_0/2/error.json\n"
+      "  traceback : Traceback (most recent call last):\n"
+      "    File \"/srv/app/train.py\", line 40, in main\n"
+      "      model = build(cfg)\n"
+      "    File \"/srv/app/model.py\", line 22, in build\n"
+      "      assert cfg.num_heads % cfg.tp == 0\n"
+      "  AssertionError\n"
+      "============================================================\n");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == EventKind::kTraceback);
+  CHECK(events[0].exception_type == "AssertionError");
+  CHECK(events[0].message == "AssertionError");
+  CHECK(events[0].lines.size() == 6);
+}
