@@ -8,6 +8,7 @@
 
 #include "correlate/diagnosis.hpp"
 #include "correlate/fingerprint.hpp"
+#include "rules/engine.hpp"
 
 namespace faultline::correlate {
 
@@ -67,15 +68,10 @@ OccurrenceFold fold_occurrences(std::vector<Finding>& findings, const std::vecto
                          return in_open_event.contains({evidence.source, evidence.line});
                        });
   };
-  // As rules::keep_highest_priority has it, a finding's priority holds on its first line and
-  // the finding yields on any of its lines.
-  std::map<Line, int> highest;
+  // The yield keep_highest_priority will apply at the end, applied to what folds.
+  rules::LinePriorities priorities(findings);
   std::set<Line> live_lines;  // the lines of findings still live
   for (const auto& finding : findings) {
-    if (finding.evidence.empty()) continue;
-    Line first{finding.evidence.front().source, finding.evidence.front().line};
-    auto [slot, inserted] = highest.try_emplace(first, finding.rule->priority);
-    if (!inserted) slot->second = std::max(slot->second, finding.rule->priority);
     if (live(finding)) {
       for (const auto& evidence : finding.evidence) live_lines.insert({evidence.source, evidence.line});
     }
@@ -89,13 +85,6 @@ OccurrenceFold fold_occurrences(std::vector<Finding>& findings, const std::vecto
                           return in_open_event.contains(line) || live_lines.contains(line);
                         });
   };
-  auto yields = [&](const Finding& finding) {
-    return std::any_of(finding.evidence.begin(), finding.evidence.end(),
-                       [&](const rules::Evidence& evidence) {
-                         auto it = highest.find({evidence.source, evidence.line});
-                         return it != highest.end() && finding.rule->priority < it->second;
-                       });
-  };
 
   // Frozen findings by key, in input order; recoveries by rank, for errors no rule knows.
   std::vector<bool> remove(findings.size(), false);
@@ -108,7 +97,7 @@ OccurrenceFold fold_occurrences(std::vector<Finding>& findings, const std::vecto
   for (size_t i = 0; i < findings.size(); ++i) {
     const Finding& finding = findings[i];
     if (!frozen(finding)) continue;
-    if (yields(finding)) {
+    if (priorities.yields(finding)) {
       remove[i] = true;
       ++result.yielded;
       continue;

@@ -113,25 +113,26 @@ bool is_frame_header(std::string_view text) {
 
 }  // namespace
 
-void keep_highest_priority(std::vector<Finding>& findings) {
-  auto line_of = [](const Finding& finding) {
-    const Evidence* first = finding.evidence.empty() ? nullptr : &finding.evidence.front();
-    return first ? std::pair{first->source, first->line} : std::pair{uint32_t{0}, uint64_t{0}};
-  };
-  std::map<std::pair<uint32_t, uint64_t>, int> highest;
+LinePriorities::LinePriorities(const std::vector<Finding>& findings) {
   for (const auto& finding : findings) {
     if (finding.evidence.empty()) continue;
-    auto [slot, inserted] = highest.try_emplace(line_of(finding), finding.rule->priority);
+    const Evidence& first = finding.evidence.front();
+    auto [slot, inserted] = highest_.try_emplace({first.source, first.line}, finding.rule->priority);
     if (!inserted) slot->second = std::max(slot->second, finding.rule->priority);
   }
-  // A finding yields on any of its lines: a catch-all over a whole event yields to a line rule
-  // that knew the event's message line.
-  std::erase_if(findings, [&](const Finding& finding) {
-    return std::any_of(finding.evidence.begin(), finding.evidence.end(), [&](const Evidence& evidence) {
-      auto it = highest.find({evidence.source, evidence.line});
-      return it != highest.end() && finding.rule->priority < it->second;
-    });
+}
+
+// A catch-all over a whole event yields to a line rule that knew the event's message line.
+bool LinePriorities::yields(const Finding& finding) const {
+  return std::any_of(finding.evidence.begin(), finding.evidence.end(), [&](const Evidence& evidence) {
+    auto it = highest_.find({evidence.source, evidence.line});
+    return it != highest_.end() && finding.rule->priority < it->second;
   });
+}
+
+void keep_highest_priority(std::vector<Finding>& findings) {
+  LinePriorities priorities(findings);
+  std::erase_if(findings, [&](const Finding& finding) { return priorities.yields(finding); });
 }
 
 std::vector<std::string> traceback_frames(const assemble::Event& event) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -111,10 +112,20 @@ struct RuleMatch {
 std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text,
                                     const std::vector<std::string>& frames = {});
 
-// Priority across scopes: a finding yields to one of higher priority whose first evidence (an
-// event's message line, a line rule's line) is one of its own evidence lines. match_event applies
-// priority within one event already; this also weighs line rules against event rules. Keeps the
-// order of what stays.
+// Priority across scopes: a finding's priority holds on its first evidence line (an event's
+// message line, a line rule's line), and a finding yields to a higher priority held on any of its
+// evidence lines.
+class LinePriorities {
+ public:
+  explicit LinePriorities(const std::vector<Finding>& findings);
+  bool yields(const Finding& finding) const;
+
+ private:
+  std::map<std::pair<uint32_t, uint64_t>, int> highest_;  // (source, line) -> highest priority held there
+};
+
+// Removes the findings that yield (LinePriorities); match_event applies priority within one event
+// already, this also weighs line rules against event rules. Keeps the order of what stays.
 void keep_highest_priority(std::vector<Finding>& findings);
 
 // The frames of an event's traceback, innermost (nearest the exception) first: each one is
