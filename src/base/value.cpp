@@ -44,4 +44,9 @@ void set_fact(Facts& facts, std::string name, Value value) {
   facts.emplace_back(std::move(name), std::move(value));
 }
 
+std::string fact_text(const Facts& facts, std::string_view name) {
+  const Value* value = find_fact(facts, name);
+  return value ? to_display(*value) : "";
+}
+
 }  // namespace faultline

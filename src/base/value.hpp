@@ -22,6 +22,8 @@ Value value_from_capture(std::string_view text);
 // Facts keep the order in which they were captured.
 using Facts = std::vector<std::pair<std::string, Value>>;
 const Value* find_fact(const Facts& facts, std::string_view name);
+// The fact as text (to_display), empty when there is none.
+std::string fact_text(const Facts& facts, std::string_view name);
 void set_fact(Facts& facts, std::string name, Value value);
 
 }  // namespace faultline

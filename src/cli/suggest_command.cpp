@@ -23,12 +23,9 @@ struct Unknown {
   size_t count = 0;
 };
 
-std::string string_fact(const Facts& facts, std::string_view name) {
-  const Value* value = find_fact(facts, name);
-  return value ? to_display(*value) : "";
+bool is_regex_special(char c) {
+  return std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos;
 }
-
-bool is_regex_special(char c) { return std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos; }
 
 // A token of the message that the template masks, and the group that captures it.
 struct Token {
@@ -56,9 +53,11 @@ Token token_at(std::string_view text, size_t i) {
     size_t end = i;
     bool hex = c == '0' && i + 1 < text.size() && (text[i + 1] == 'x' || text[i + 1] == 'X');
     if (hex) end += 2;
-    while (end < text.size() && (hex ? std::isxdigit(static_cast<unsigned char>(text[end])) != 0 : is_digit(text[end])))
+    while (end < text.size() &&
+           (hex ? std::isxdigit(static_cast<unsigned char>(text[end])) != 0 : is_digit(text[end])))
       ++end;
-    if (end == text.size() || !is_word(text[end])) return {end - i, hex ? "0[xX][0-9a-fA-F]+" : "\\d+", "number"};
+    if (end == text.size() || !is_word(text[end]))
+      return {end - i, hex ? "0[xX][0-9a-fA-F]+" : "\\d+", "number"};
   }
   return {};
 }
@@ -80,8 +79,8 @@ std::string pattern_of(std::string_view line, std::vector<std::pair<std::string,
     std::string_view value = line.substr(i, token.size);
     if (token.name == "value") {
       // The quotes stay outside the group, so the fact is the quoted text itself.
-      pattern += std::string(1, value.front()) + "(?P<" + name + ">[^" + std::string(1, value.front()) + "]*)" +
-                 std::string(1, value.front());
+      pattern += std::string(1, value.front()) + "(?P<" + name + ">[^" + std::string(1, value.front()) +
+                 "]*)" + std::string(1, value.front());
       value = value.substr(1, value.size() - 2);
     } else {
       pattern += "(?P<" + name + ">" + token.group + ")";
@@ -116,15 +115,19 @@ std::string id_part(std::string_view text) {
 
 std::string skeleton(const Unknown& unknown, std::set<std::string>& ids) {
   std::string exception = unknown.exception.substr(unknown.exception.rfind('.') + 1);
-  std::string id = "local." + id_part(exception) + (unknown.function.empty() ? "" : "_" + id_part(unknown.function));
+  std::string id =
+      "local." + id_part(exception) + (unknown.function.empty() ? "" : "_" + id_part(unknown.function));
   for (int n = 2; !ids.insert(id).second; ++n) id = id.substr(0, id.rfind('_')) + "_" + std::to_string(n);
   std::vector<std::pair<std::string, std::string>> facts;
   std::string pattern = pattern_of(unknown.line, facts);
   std::string out;
-  out += "  # " + std::to_string(unknown.count) + " occurrence(s) of the template: " + unknown.failure_template + "\n";
+  out += "  # " + std::to_string(unknown.count) +
+         " occurrence(s) of the template: " + unknown.failure_template + "\n";
   out += "  - id: " + id + "\n";
   out += "    cause: FILL_IN   # an id from causes.md (faultline rules list shows them in use)\n";
-  out += "    title: " + single_quoted(exception + (unknown.function.empty() ? "" : " in " + unknown.function)) + "\n";
+  out +=
+      "    title: " + single_quoted(exception + (unknown.function.empty() ? "" : " in " + unknown.function)) +
+      "\n";
   out += "    category: local\n    role: root_cause\n    severity: error\n    scope: message\n";
   out += "    match:\n      - " + single_quoted(pattern) + "\n";
   out += "    explain: >\n      FILL_IN: what went wrong, in the words of the facts captured above";
@@ -183,12 +186,14 @@ int run_rules_suggest(const Options& options, const rules::RuleSet& rules, Outpu
         continue;
       }
       const scan::JobRecord& job = line->job;
-      if (line->type != scan::LineType::kJob || job.cause != "unrecognised" || job.failure_template.empty()) continue;
+      if (line->type != scan::LineType::kJob || job.cause != "unrecognised" || job.failure_template.empty())
+        continue;
       std::string exception = job.failure_template.substr(0, job.failure_template.find(':'));
       std::string function;
       if (size_t in = job.failure_template.rfind(" in "); in != std::string::npos)
         function = job.failure_template.substr(in + 4);
-      add_unknown(unknowns, {job.failure_template, exception, function, exception_line(job.example_line, exception), 1});
+      add_unknown(unknowns, {job.failure_template, exception, function,
+                             exception_line(job.example_line, exception), 1});
     }
   }
   if (!logs.empty()) {
@@ -200,8 +205,8 @@ int run_rules_suggest(const Options& options, const rules::RuleSet& rules, Outpu
       out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
     for (const auto& group : analysis.findings) {
       if (group.failure_template.empty() || group.evidence.empty()) continue;
-      std::string exception = string_fact(group.facts, "exception");
-      add_unknown(unknowns, {group.failure_template, exception, string_fact(group.facts, "frame_function"),
+      std::string exception = fact_text(group.facts, "exception");
+      add_unknown(unknowns, {group.failure_template, exception, fact_text(group.facts, "frame_function"),
                              exception_line(group.evidence.front().text, exception), group.occurrences});
     }
   }

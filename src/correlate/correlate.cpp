@@ -50,19 +50,12 @@ bool is_unrecognised(const Finding& finding) {
   return finding.rule->cause == kUnrecognisedCause;
 }
 
-std::string string_fact(const Facts& facts, std::string_view name) {
-  const Value* value = find_fact(facts, name);
-  if (!value) return "";
-  if (const auto* text = std::get_if<std::string>(value)) return *text;
-  return to_display(*value);
-}
-
 // An error no rule knows is told apart by its template, not by the text the rule matched.
 std::string template_of(const Finding& finding) {
   if (!is_unrecognised(finding)) return "";
   const Facts& facts = finding.facts;
-  return failure_template(string_fact(facts, "exception"), string_fact(facts, "message"),
-                          string_fact(facts, "frame_file"), string_fact(facts, "frame_function"));
+  return failure_template(fact_text(facts, "exception"), fact_text(facts, "message"),
+                          fact_text(facts, "frame_file"), fact_text(facts, "frame_function"));
 }
 
 std::string print_of(const Finding& finding) {
