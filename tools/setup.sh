@@ -13,7 +13,7 @@ packages=(g++ cmake make pkg-config libre2-dev libsimdjson-dev libyaml-cpp-dev
 # Hyperscan for the sparse read of large logs: the original on x86, its port elsewhere.
 if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ]; then packages+=(libhyperscan-dev); else packages+=(libvectorscan-dev); fi
 if [ "${FAULTLINE_TEST_TOOLS:-0}" = 1 ]; then
-  packages+=(chromium zstd xz-utils bzip2 zip)
+  packages+=(chromium zstd xz-utils bzip2 zip clang-format)
   command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 fi
 missing=()

@@ -54,7 +54,8 @@ const std::vector<Cause>& known_causes() {
       {"io.storage_failure",
        "disk full, read-only or failing filesystem, NFS/object-store error, mostly at checkpoint save or "
        "load"},
-      {"negative", "a healthy log: no failure may be reported (the cause of recovery rules, which are never reported)"},
+      {"negative",
+       "a healthy log: no failure may be reported (the cause of recovery rules, which are never reported)"},
       {"unrecognised",
        "an error that no rule knows: a traceback's exception, a fatal signal or a failing exit that matches "
        "no cause above"},

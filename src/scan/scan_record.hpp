@@ -2,8 +2,8 @@
 // (`faultline merge`, and the scan's own summary, so both are computed from the lines alone).
 //
 //   {"type":"job", "job", "key", "status", "cause", "rule", "initiating_rank", "confidence",
-//    "fingerprint", "template", "example_line", "fingerprints", "hosts", "failing_hosts", "files", "members", "inputs",
-//    "skipped", "bytes", "lines", "error", "report": {faultline.report/1 of this job}}
+//    "fingerprint", "template", "example_line", "fingerprints", "hosts", "failing_hosts", "files", "members",
+//    "inputs", "skipped", "bytes", "lines", "error", "report": {faultline.report/1 of this job}}
 //   {"type":"skipped", "key", "source", "reason"}   an input that belongs to no job
 //   {"type":"summary", ...}                         the last line (summary.hpp)
 //
@@ -29,7 +29,7 @@ struct JobRecord {
   std::string error;  // why the job could not be analysed; empty when it was
   std::string cause;  // empty: no diagnosis
   std::string rule;
-  std::string fingerprint;  // the diagnosis'
+  std::string fingerprint;       // the diagnosis'
   std::string failure_template;  // the diagnosis', when its cause is `unrecognised`
   std::string example_line;      // the diagnosis' first evidence line
   std::optional<int64_t> initiating_rank;

@@ -187,8 +187,8 @@ std::string Summary::to_text(size_t limit) const {
     for (const auto& [fingerprint, count] : by_count(counts)) {
       if (shown++ == limit) break;
       const Print& print = fingerprints_.at(fingerprint);
-      out += pad_left(std::to_string(count), 8) + "  " + print.template_text + "\n          e.g. " + print.example +
-             ": " + print.line + "\n";
+      out += pad_left(std::to_string(count), 8) + "  " + print.template_text + "\n          e.g. " +
+             print.example + ": " + print.line + "\n";
     }
     out += more(counts.size());
   }

@@ -35,9 +35,9 @@ class Summary {
   struct Print {
     std::string cause;
     uint64_t jobs = 0;
-    std::string example;       // the smallest job name
+    std::string example;        // the smallest job name
     std::string template_text;  // cause `unrecognised`: the error's template
-    std::string line;          // the example job's evidence line
+    std::string line;           // the example job's evidence line
   };
 
   // The fingerprints of cause `unrecognised` (one per template), with their job counts.

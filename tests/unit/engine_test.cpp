@@ -329,13 +329,10 @@ constexpr std::string_view kFrameRules = R"(rules:
 
 // A divide() traceback: the model's layer (`caller`) calls divide, which asserts.
 Event divide_traceback(const std::string& caller_file, const std::string& caller_line) {
-  return event_of({"Traceback (most recent call last):",
-                   "  File \"/srv/model.py\", line 12, in build",
+  return event_of({"Traceback (most recent call last):", "  File \"/srv/model.py\", line 12, in build",
                    "    self.num_heads = num_attention_heads",
-                   "  File \"" + caller_file + "\", line 40, in __init__",
-                   "    " + caller_line,
-                   "  File \"/srv/utils.py\", line 8, in divide",
-                   "    assert numerator % denominator == 0",
+                   "  File \"" + caller_file + "\", line 40, in __init__", "    " + caller_line,
+                   "  File \"/srv/utils.py\", line 8, in divide", "    assert numerator % denominator == 0",
                    "AssertionError: 151851 is not divisible by 4"});
 }
 
@@ -343,7 +340,8 @@ Event divide_traceback(const std::string& caller_file, const std::string& caller
 
 TEST_CASE("the traceback frame nearest the exception decides between frame rules") {
   auto set = rules_from(kFrameRules);
-  auto findings = match_event(set, divide_traceback("/srv/embedding.py", "self.part = divide(self.vocab_size, tp)"));
+  auto findings =
+      match_event(set, divide_traceback("/srv/embedding.py", "self.part = divide(self.vocab_size, tp)"));
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].rule->id == "tp.vocab_not_divisible.frames");
   CHECK(*fact(findings[0], "numerator") == Value(int64_t{151851}));
@@ -355,28 +353,31 @@ TEST_CASE("the traceback frame nearest the exception decides between frame rules
 
 TEST_CASE("a catch-all rule of lower priority yields to any rule that matches the same event") {
   auto set = rules_from(kFrameRules);
-  auto findings = match_event(set, event_of({"Traceback (most recent call last):",
-                                            "  File \"/srv/train.py\", line 3, in main", "    x = d['k']",
-                                            "KeyError: 'k'"}));
+  auto findings = match_event(
+      set, event_of({"Traceback (most recent call last):", "  File \"/srv/train.py\", line 3, in main",
+                     "    x = d['k']", "KeyError: 'k'"}));
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].rule->id == "unrecognised.any");
   CHECK(*fact(findings[0], "frame_function") == Value(std::string("main")));
   CHECK(findings[0].matched == "KeyError @ /srv/train.py in main");
-  findings = match_event(set, divide_traceback("/srv/embedding.py", "self.part = divide(self.vocab_size, tp)"));
-  CHECK(std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.rule->id == "unrecognised.any"; }));
+  findings =
+      match_event(set, divide_traceback("/srv/embedding.py", "self.part = divide(self.vocab_size, tp)"));
+  CHECK(std::none_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.rule->id == "unrecognised.any"; }));
 }
 
 TEST_CASE("skip_frames passes the standard library by, unless no other frame is left") {
   auto set = rules_from(kFrameRules);
-  auto findings = match_event(set, event_of({"Traceback (most recent call last):",
-                                            "  File \"/app/run.py\", line 3, in load_config", "    json.load(f)",
-                                            "  File \"/usr/lib/python3.10/json.py\", line 9, in loads",
-                                            "    return decode(s)", "ValueError: Expecting value"}));
+  auto findings = match_event(
+      set, event_of({"Traceback (most recent call last):", "  File \"/app/run.py\", line 3, in load_config",
+                     "    json.load(f)", "  File \"/usr/lib/python3.10/json.py\", line 9, in loads",
+                     "    return decode(s)", "ValueError: Expecting value"}));
   REQUIRE(findings.size() == 1);
   CHECK(*fact(findings[0], "frame_function") == Value(std::string("load_config")));
-  findings = match_event(set, event_of({"Traceback (most recent call last):",
-                                       "  File \"/usr/lib/python3.10/runpy.py\", line 9, in _run_module_as_main",
-                                       "ModuleNotFoundError: No module named 'x'"}));
+  findings =
+      match_event(set, event_of({"Traceback (most recent call last):",
+                                 "  File \"/usr/lib/python3.10/runpy.py\", line 9, in _run_module_as_main",
+                                 "ModuleNotFoundError: No module named 'x'"}));
   REQUIRE(findings.size() == 1);
   CHECK(*fact(findings[0], "frame_function") == Value(std::string("_run_module_as_main")));
 }
