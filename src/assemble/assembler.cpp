@@ -66,7 +66,7 @@ bool is_exception_line(string_view text, bool strict) {
 }
 
 bool has_byte(string_view text, char byte) {
-  return std::memchr(text.data(), byte, text.size()) != nullptr;
+  return !text.empty() && std::memchr(text.data(), byte, text.size()) != nullptr;
 }
 
 // TGI's shard manager ends a shard's error with a line " rank=N".

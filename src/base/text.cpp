@@ -44,6 +44,8 @@ bool starts_with_word(std::string_view text, std::string_view word) {
 }
 
 size_t find_text(std::string_view text, std::string_view needle) {
+  if (needle.empty()) return 0;
+  if (text.size() < needle.size()) return std::string_view::npos;  // memmem must not see a null view
   const void* hit = ::memmem(text.data(), text.size(), needle.data(), needle.size());
   return hit ? static_cast<size_t>(static_cast<const char*>(hit) - text.data()) : std::string_view::npos;
 }

@@ -35,7 +35,9 @@ std::optional<int64_t> integer_at(element object, std::string_view key) {
   element value;
   if (object.at_key(key).get(value) != simdjson::SUCCESS) return std::nullopt;
   if (int64_t number; value.get_int64().get(number) == simdjson::SUCCESS) return number;
-  if (double number; value.get_double().get(number) == simdjson::SUCCESS && std::isfinite(number)) {
+  // A double past int64_t's range (journald's _PID as 1e300) is no integer: the cast would be undefined.
+  if (double number;
+      value.get_double().get(number) == simdjson::SUCCESS && number >= -0x1p63 && number < 0x1p63) {
     return static_cast<int64_t>(number);
   }
   if (std::string_view text; value.get_string().get(text) == simdjson::SUCCESS)

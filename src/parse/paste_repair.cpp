@@ -147,7 +147,7 @@ bool split_flattened(string_view text, std::string& buffer, std::vector<string_v
 
 size_t find_glued_start(string_view text) {
   // Progress bars (tqdm, Lightning) print a percentage: no '%', no bar.
-  if (std::memchr(text.data(), '%', text.size()) == nullptr) return string_view::npos;
+  if (text.empty() || std::memchr(text.data(), '%', text.size()) == nullptr) return string_view::npos;
   if (find_text(text, "it/s") == string_view::npos && find_text(text, "s/it") == string_view::npos &&
       find_text(text, "%|") == string_view::npos) {
     return string_view::npos;

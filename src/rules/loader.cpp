@@ -152,7 +152,7 @@ class PackLoader {
               "unknown key '" + it->first.as<std::string>() + "' (a pack holds only 'rules')");
       }
     }
-    const YAML::Node& list = root["rules"];
+    YAML::Node list = root["rules"];
     if (!list.IsSequence()) {
       error(list.Mark(), "'rules' must be a list");
       return;
@@ -270,7 +270,7 @@ class PackLoader {
     }
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string key = it->first.as<std::string>();
-      const YAML::Node& value = it->second;
+      YAML::Node value = it->second;  // a copy: it->second lives in a temporary of the iterator
       if (key == "no_match") {
         for (auto& [text, mark] : string_list(value, "no_match")) rule.no_match_examples.push_back(text);
       } else if (key == "match") {
