@@ -29,7 +29,7 @@ namespace faultline::assemble {
 // Literals (case-sensitive), one of which every line holds that may open an event reaching past
 // its own line with no rule's words in that line: a traceback's header or frame, a C++ terminate,
 // a spawned process's banner, an exception name. A reader that skips lines keeps these
-// (cli/pipeline.cpp's sparse read); a Warning is left out on purpose: it opens no diagnosis.
+// (the job runner's sparse read); a Warning is left out on purpose: it opens no diagnosis.
 inline constexpr std::array<std::string_view, 10> kEventOpeners = {
     "Traceback", "File \"", "terminate called", "-- Process ", "Error",
     "Exception", "Exit",    "Interrupt",        "Failure",     "Fault"};

@@ -11,9 +11,9 @@
 #include <cstring>
 
 #include "base/text.hpp"
-#include "cli/pipeline.hpp"
 #include "cli/redacting_output.hpp"
 #include "cli/verify_command.hpp"
+#include "job/job_runner.hpp"
 #include "report/report.hpp"
 
 namespace faultline::cli {
@@ -119,7 +119,7 @@ size_t terminal_width() {
 
 int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& out) {
   rules::Engine engine(rules);
-  JobRunner runner(engine);
+  job::JobRunner runner(engine);
   if (options.read_every_line) runner.set_dense_head_bytes(UINT64_MAX);
   auto inputs = options.inputs.empty()
                     ? ingest::InputList{{"-"}, {}}
@@ -134,7 +134,8 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
   std::string job_name = options.inputs.empty() ? "<stdin>" : join(options.inputs, " ");
   std::vector<ingest::Skipped> baseline_skipped;
   std::set<std::string> baseline;
-  if (!options.baseline.empty()) baseline = baseline_fingerprints(engine, options.baseline, baseline_skipped);
+  if (!options.baseline.empty())
+    baseline = job::baseline_fingerprints(engine, options.baseline, baseline_skipped);
   for (auto& skipped : baseline_skipped) runner.add_skipped(std::move(skipped));
   report::RunReport report;
   report.tool_version = FAULTLINE_VERSION;

@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/corpus.hpp"
-#include "cli/pipeline.hpp"
+#include "job/job_runner.hpp"
 #include "report/report.hpp"
 
 namespace faultline::cli {
@@ -61,7 +61,7 @@ bool evidence_expected(const CorpusCase& item, const report::RunReport& report,
 }
 
 CaseOutcome score_case(const CorpusCase& item, const rules::Engine& engine) {
-  JobRunner runner(engine);
+  job::JobRunner runner(engine);
   for (const auto& file : item.files) runner.add_path(file);
   report::RunReport report;
   report.jobs.push_back(runner.finish(item.name));

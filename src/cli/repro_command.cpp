@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "job/job_runner.hpp"
 #include "preflight/model_config.hpp"
 #include "repro/cpu_backend.hpp"
 #include "repro/cuda_backend.hpp"
@@ -159,7 +159,7 @@ int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) 
 
   // The error, as the frameworks print it, goes through faultline's own rules.
   rules::Engine engine(rules);
-  auto findings = findings_for_text(engine, check.error);
+  auto findings = job::findings_for_text(engine, check.error);
   auto same_cause = std::find_if(findings.begin(), findings.end(),
                                  [&](const rules::Finding& f) { return f.rule->cause == check.cause; });
   out.out(same_cause == findings.end()

@@ -6,7 +6,7 @@
 
 #include "base/text.hpp"
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "job/job_runner.hpp"
 #include "report/report.hpp"
 
 namespace faultline::cli {
@@ -15,7 +15,7 @@ namespace {
 // Why one example failed, or nothing when it passed.
 std::optional<std::string> check_match_example(const rules::Engine& engine, const rules::Rule& rule,
                                                const rules::MatchExample& example) {
-  auto findings = findings_for_text(engine, example.text);
+  auto findings = job::findings_for_text(engine, example.text);
   std::string last_mismatch = "the rule did not fire";
   for (const auto& finding : findings) {
     if (finding.rule->id != rule.id) continue;
@@ -68,7 +68,7 @@ std::vector<ExampleResult> run_examples(const rules::RuleSet& rules, const rules
     }
     for (size_t i = 0; i < rule->no_match_examples.size(); ++i) {
       ++result.total;
-      auto findings = findings_for_text(engine, rule->no_match_examples[i]);
+      auto findings = job::findings_for_text(engine, rule->no_match_examples[i]);
       bool fired =
           std::any_of(findings.begin(), findings.end(), [&](const auto& f) { return f.rule == rule; });
       if (fired) {

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "job/job_runner.hpp"
 #include "report/report.hpp"
 #include "scan/job_plan.hpp"
 #include "scan/scan_record.hpp"
@@ -68,7 +68,7 @@ std::string analyse_job(const scan::PlannedJob& job, const rules::Engine& engine
   std::string failure;
   report::RunReport report;
   try {
-    JobRunner runner(engine);
+    job::JobRunner runner(engine);
     for (const auto& file : job.files) {
       ingest::for_each_source(
           file,
@@ -169,7 +169,7 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
 
   rules::Engine engine(rules);
   // The sampled literal screen is built by the first job to read 2 MiB, from a sample of it
-  // (rules::Engine::sparse_screen, cli/pipeline.cpp); jobs read with the prebuilt screen until
+  // (rules::Engine::sparse_screen, job/job_runner.cpp); jobs read with the prebuilt screen until
   // then (the reports are the same).
   scan::Summary summary;
   std::mutex output_mutex;  // guards `out` and `summary`

@@ -9,7 +9,7 @@
 
 #include "base/text.hpp"
 #include "cli/commands.hpp"
-#include "cli/pipeline.hpp"
+#include "job/job_runner.hpp"
 #include "scan/scan_record.hpp"
 
 namespace faultline::cli {
@@ -198,7 +198,7 @@ int run_rules_suggest(const Options& options, const rules::RuleSet& rules, Outpu
   }
   if (!logs.empty()) {
     rules::Engine engine(rules);
-    JobRunner runner(engine);
+    job::JobRunner runner(engine);
     for (const auto& path : logs) runner.add_path(path);
     correlate::JobAnalysis analysis = runner.finish(join(logs, " "));
     for (const auto& skipped : runner.skipped())

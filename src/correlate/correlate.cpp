@@ -675,8 +675,9 @@ void name_rank_from_peers(Diagnosis& diagnosis, const FindingGroup& chosen,
 // stop had already exited (see process_not_signalled). For a root cause, only a rank that
 // reported it (or any, when the reports name none).
 void name_rank_from_closing_signals(Diagnosis& diagnosis, const FindingGroup& chosen,
-                                    const std::vector<Finding>& findings, const HostDirectory& directory) {
-  auto process = process_not_signalled(findings, directory);
+                                    const std::vector<Finding>& findings,
+                                    const job::ProcessTable& processes) {
+  auto process = process_not_signalled(findings, processes);
   if (!process) return;
   int rank = process->process.rank;
   if (chosen.rule->role == Role::kRootCause && !chosen.ranks.empty() &&
@@ -894,14 +895,14 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
     }
   }
   if (!analysis.diagnosis->initiating_rank) {
-    analysis.shape.host_directory.observe(findings);
-    name_rank_from_peers(*analysis.diagnosis, chosen, peers_named(findings, analysis.shape.host_directory),
+    observe_findings(analysis.shape.processes, findings);
+    name_rank_from_peers(*analysis.diagnosis, chosen, peers_named(findings, analysis.shape.processes),
                          symptoms);
   }
   if (!analysis.diagnosis->initiating_rank)
     name_rank_from_job(*analysis.diagnosis, chosen, members, analysis.shape);
   if (!analysis.diagnosis->initiating_rank) {
-    name_rank_from_closing_signals(*analysis.diagnosis, chosen, findings, analysis.shape.host_directory);
+    name_rank_from_closing_signals(*analysis.diagnosis, chosen, findings, analysis.shape.processes);
   }
   set_victim_aside(*analysis.diagnosis, roots, symptoms);
   note_rank_clue(*analysis.diagnosis, members, clues, rank_from_group);

@@ -75,7 +75,7 @@ struct JobShape {
   std::vector<int> ranks_seen;
   std::vector<std::string> hosts;
   std::vector<std::string> truncated_sources;  // ended inside a traceback or error block
-  HostDirectory host_directory;                // ranks and addresses per host, for NCCL peer names
+  job::ProcessTable processes;                 // who is where: rank, host, pid, device
 };
 
 // How much of the job the logs show: a partial log still deserves an answer, but says so.

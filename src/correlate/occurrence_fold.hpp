@@ -1,5 +1,5 @@
 // Occurrence folding: keeps a job's findings bounded by distinct findings, not by occurrences.
-// The job stage (cli/pipeline.cpp) calls it while it reads, once its findings pass a threshold;
+// The job runner (job/job_runner.cpp) calls it while it reads, once its findings pass a threshold;
 // correlate's fold (correlate.cpp) then counts each folded occurrence (Finding::folded) as it
 // counts a finding.
 //

@@ -40,8 +40,8 @@ void devices_after(std::string_view text, std::string_view label, std::set<int>&
 // The job's hosts as one table: which host's local index is which global rank.
 class HostTable {
  public:
-  explicit HostTable(const JobShape& shape) : shape_(shape), directory_(shape.host_directory) {
-    const auto& hosts = directory_.ranks_by_host();
+  explicit HostTable(const JobShape& shape) : shape_(shape), processes_(shape.processes) {
+    const auto& hosts = processes_.ranks_by_host();
     one_host_ = hosts.size() <= 1 && shape.hosts.size() <= 1;
     if (one_host_) {
       if (!hosts.empty())
@@ -49,19 +49,19 @@ class HostTable {
       else if (!shape.hosts.empty())
         only_host_ = normalize_host(shape.hosts.front());
     }
-    for (const auto& [key, ranks] : directory_.device_ranks()) {
+    for (const auto& [key, ranks] : processes_.device_ranks()) {
       if (ranks.size() != 1 || *ranks.begin() != key.second) identity_devices_ = false;
     }
     find_blocks();
   }
 
   // Whether a device can stand for a local rank at all.
-  bool devices_are_local_ranks() const { return directory_.one_device_per_process(); }
+  bool devices_are_local_ranks() const { return processes_.one_device_per_process(); }
 
   // A job whose logs show one host may still span several: NCCL lost a peer over the network
   // (a peer on the same host would be reached over shared memory or P2P, not named so).
   void note_network_peer(std::string_view peer) {
-    if (!one_host_ || only_host_.empty() || directory_.host_of(peer) != only_host_) one_host_ = false;
+    if (!one_host_ || only_host_.empty() || processes_.host_of(peer) != only_host_) one_host_ = false;
   }
 
   // The global rank of local index `index` on `host` (empty: the job's one host, if it has one).
@@ -69,8 +69,8 @@ class HostTable {
     std::string name = host.empty() ? only_host_ : normalize_host(host);
     if (is_device && !devices_are_local_ranks()) return std::nullopt;
     if (is_device) {
-      auto it = directory_.device_ranks().find({name, index});
-      if (it != directory_.device_ranks().end()) {
+      auto it = processes_.device_ranks().find({name, index});
+      if (it != processes_.device_ranks().end()) {
         if (it->second.size() == 1) return std::pair{*it->second.begin(), ClueMapping::kDeviceLines};
         return std::nullopt;  // lines disagree about that device
       }
@@ -80,7 +80,7 @@ class HostTable {
       // A device past every rank the job shows (one more may be the silent one) is not a local rank.
       const auto& seen = shape_.ranks_seen;
       if (!seen.empty() && index > seen.back() + 1) return std::nullopt;
-      if (shape_.hosts.empty() && directory_.ranks_by_host().empty() && !seen.empty() &&
+      if (shape_.hosts.empty() && processes_.ranks_by_host().empty() && !seen.empty() &&
           seen.back() >= kRanksOfOneHost) {
         return std::nullopt;  // no host named, and more ranks than one host holds
       }
@@ -106,7 +106,7 @@ class HostTable {
   // Several hosts, each holding ranks of one aligned block of N (N the most ranks any host
   // shows), no two the same block, and no device line that disagrees with local = device.
   void find_blocks() {
-    const auto& hosts = directory_.ranks_by_host();
+    const auto& hosts = processes_.ranks_by_host();
     if (hosts.size() < 2) return;
     size_t widest = 0;
     for (const auto& [host, ranks] : hosts) widest = std::max(widest, ranks.size());
@@ -117,7 +117,7 @@ class HostTable {
       if (*ranks.rbegin() / size != block || !taken.insert(block).second) return;
       blocks_[host] = block;
     }
-    for (const auto& [key, ranks] : directory_.device_ranks()) {
+    for (const auto& [key, ranks] : processes_.device_ranks()) {
       auto block = blocks_.find(key.first);
       if (block == blocks_.end()) continue;
       if (ranks.size() != 1 || *ranks.begin() != block->second * size + key.second) {
@@ -129,7 +129,7 @@ class HostTable {
   }
 
   const JobShape& shape_;
-  const HostDirectory& directory_;
+  const job::ProcessTable& processes_;
   bool one_host_ = false;
   std::string only_host_;
   bool identity_devices_ = true;  // every device line shows rank = device

@@ -1,5 +1,5 @@
 // Rank clues, for correlate: what a finding whose line names no rank still says about the rank
-// that printed it, read against the job's table of processes (HostDirectory: ranks per host,
+// that printed it, read against the job's table of processes (job::ProcessTable: ranks per host,
 // the device NCCL lines show each rank driving). Each clue is weaker than a rank's own prefix:
 //   - the launcher's local rank (torchrun's `local_rank: 3`, a `[default3]` prefix) on a host
 //     whose ranks are known;

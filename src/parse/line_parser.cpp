@@ -12,11 +12,14 @@ using std::string_view;
 
 // Terminals are at least this wide; a shorter line was not hard-wrapped.
 constexpr size_t kMinWrapWidth = 80;
-constexpr size_t kMaxKnownHosts = 256;
 // Consecutive lines whose leading "[N] " keeps the same distance to the line number.
 constexpr int kLineNumberStreak = 3;
 
 }  // namespace
+
+LineParser::LineParser(job::ProcessTable& table) : table_(table) {}
+LineParser::LineParser() : own_table_(std::make_unique<job::ProcessTable>()), table_(*own_table_) {}
+LineParser::~LineParser() = default;
 
 Line LineParser::parse(const ingest::Record& record, std::optional<int> rank_hint) {
   record_ = record;
@@ -65,7 +68,7 @@ Line LineParser::parse_piece(string_view text, bool is_piece) {
     numbered_streak_ = 0;
     line_numbered_ = false;
   }
-  ScanContext context{&known_hosts_, line_numbered_};
+  ScanContext context{&table_.prefix_hosts(), line_numbered_};
   ScanNotes notes;
   string_view rest = scan_prefixes(text, line, context, notes);
   if (size_t glued = find_glued_start(rest); glued != string_view::npos) {
@@ -76,7 +79,7 @@ Line LineParser::parse_piece(string_view text, bool is_piece) {
   rest = strip_markdown_bold(rest);
   line.repeated = strip_repeated_suffix(rest);
   if (notes.leading_number >= 0) note_line_number(notes.leading_number, notes.leading_number_is_line);
-  if (!notes.new_host.empty()) remember_host(notes.new_host);
+  if (!notes.new_host.empty()) table_.learn_prefix_host(notes.new_host);
 
   string_view nccl_host;
   int64_t nccl_pid = 0;
@@ -84,9 +87,9 @@ Line LineParser::parse_piece(string_view text, bool is_piece) {
     if (line.host.empty()) line.host = nccl_host;
     if (line.pid == 0) line.pid = nccl_pid;
   }
-  if (notes.pid_of_rank != 0) pid_ranks_.learn_prefix(notes.pid_of_rank, line.rank);
-  pid_ranks_.learn(line, rest);
-  pid_ranks_.apply(line);
+  if (notes.pid_of_rank != 0) table_.learn_launcher_rank(notes.pid_of_rank, line.rank);
+  lessons_.learn(line, rest, table_);
+  ProcessLessons::apply(line, table_);
 
   continue_record(line, rest, notes.record_header, rank_prefix);
   line.text = rest;
@@ -113,6 +116,7 @@ Line LineParser::parse_piece(string_view text, bool is_piece) {
   if (record_open_.open && !record_open_.traceback) line.may_continue = true;
   if (line.rank < 0 && rank_hint_) line.rank = *rank_hint_;
   carry_time(line);
+  table_.observe_line(line.host, line.rank, line.pid, line.device, line.text);
   return line;
 }
 
@@ -233,14 +237,6 @@ void LineParser::note_line_number(int64_t number, bool is_line_number) {
   if (numbered_streak_ >= kLineNumberStreak && (is_line_number || number > 0)) line_numbered_ = true;
 }
 
-void LineParser::remember_host(string_view host) {
-  if (known_hosts_.size() >= kMaxKnownHosts) return;
-  for (const auto& known : known_hosts_) {
-    if (known == host) return;
-  }
-  known_hosts_.emplace_back(host);
-}
-
 LineParser::Peek LineParser::peek(const ingest::Record& record, std::optional<int> rank_hint) const {
   Line line;
   line.source = record.source;
@@ -248,13 +244,13 @@ LineParser::Peek LineParser::peek(const ingest::Record& record, std::optional<in
   line.host = record.host;
   line.pid = record.pid;
   line.time = record.time;
-  ScanContext context{&known_hosts_, line_numbered_};
+  ScanContext context{&table_.prefix_hosts(), line_numbered_};
   ScanNotes notes;
   string_view rest = scan_prefixes(record.text, line, context, notes);
   string_view nccl_host;
   int64_t nccl_pid = 0;
   if (take_nccl_prefix(rest, nccl_host, nccl_pid) && line.pid == 0) line.pid = nccl_pid;
-  pid_ranks_.apply(line);
+  ProcessLessons::apply(line, table_);
   if (line.rank < 0 && rank_hint) line.rank = *rank_hint;
   return {line.rank, line.local_rank, line.time};
 }

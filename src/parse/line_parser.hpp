@@ -10,7 +10,8 @@
 // the text). Everything is hand-parsed: this runs on every line, so no regular expressions and
 // no allocation on the common path.
 //
-// Ranks that no prefix names come from the pid (see pid_ranks.hpp). Paste damage is repaired
+// Ranks that no prefix names come from the pid, by the job's table of processes, which the parser
+// fills as it reads (see process_lessons.hpp and job/process_table.hpp). Paste damage is repaired
 // (see paste_repair.hpp): Markdown quotes and fences, viewer line numbers `[80746] `, messages
 // glued to a progress bar, terminal hard-wraps (the tail line comes out whole, with
 // Line::continues_previous), and several lines flattened into one (split into pieces).
@@ -20,18 +21,28 @@
 // Not thread-safe: one parser per job.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ingest/record.hpp"
+#include "job/process_table.hpp"
 #include "parse/line.hpp"
-#include "parse/pid_ranks.hpp"
+#include "parse/process_lessons.hpp"
 
 namespace faultline::parse {
 
 class LineParser {
  public:
+  // Parses into `table` (the job's, which must outlive the parser): every line is noted there,
+  // and lines take the ranks of their pids from it. Without one, the parser keeps its own.
+  explicit LineParser(job::ProcessTable& table);
+  LineParser();
+  LineParser(const LineParser&) = delete;
+  LineParser& operator=(const LineParser&) = delete;
+  ~LineParser();
+
   // `rank_hint` is the rank the file's path names, used when a line names none. Returns the
   // record's first line; when the record held several (a flattened log), next_piece gives the
   // others. The record's text must stay valid until then.
@@ -90,7 +101,6 @@ class LineParser {
   void remember_wrap_head(const Line& line, size_t width, bool took_prefix);
   void continue_record(Line& line, std::string_view& rest, bool record_header, bool rank_prefix);
   void note_line_number(int64_t number, bool is_line_number);
-  void remember_host(std::string_view host);
   void carry_time(Line& line);
 
   ingest::Record record_;
@@ -100,8 +110,9 @@ class LineParser {
   std::vector<std::string_view> pieces_;  // the lines a flattened record holds
   size_t next_piece_ = 0;
   bool pieces_unescaped_ = false;
-  std::vector<std::string> known_hosts_;  // pdsh hosts and TorchX roles seen as prefixes
-  PidRanks pid_ranks_;
+  std::unique_ptr<job::ProcessTable> own_table_;  // when no job's table was given
+  job::ProcessTable& table_;
+  ProcessLessons lessons_;
   // Viewer line numbers: a source whose leading "[N] " counts up with its lines.
   uint32_t numbered_source_ = 0;
   int64_t numbered_offset_ = 0;

@@ -295,7 +295,7 @@ std::string axis_caption(const correlate::JobAnalysis& job, const Axis& axis) {
 std::vector<Lane> host_lanes(const correlate::JobAnalysis& job, const std::vector<int>& ranks, int initiating,
                              size_t& inferred) {
   constexpr size_t kFoldAbove = 32;  // ranks; fewer fit one lane each
-  const auto& by_host = job.shape.host_directory.ranks_by_host();
+  const auto& by_host = job.shape.processes.ranks_by_host();
   if (ranks.size() <= kFoldAbove || by_host.size() < 2) return {};
   std::vector<Lane> lanes;
   std::set<int> placed;

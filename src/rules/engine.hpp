@@ -51,10 +51,10 @@ class Engine {
   void match_line(const parse::Line& line, uint64_t sequence, const BlockScreen& screen,
                   std::vector<Finding>& out) const;
 
-  // The sparse read of a large log (cli/pipeline.cpp): one literal scan of a block says which of
+  // The sparse read of a large log (job/job_runner.cpp): one literal scan of a block says which of
   // its lines may matter, and only those (with a few lines before them) are parsed. The
   // literals (ScreenPlan): for every rule pattern, a set of words one of which each of its
-  // matches holds; the assembler's event openers; the lines PidRanks learns from; and the
+  // matches holds; the assembler's event openers; the lines the process table learns from; and the
   // escape introducers (a block holding one is read in full). Built on first use, then shared;
   // null when the build has no Hyperscan or a pattern has no such words (then every line is
   // read). The first caller's `sample`, text like the text to come, lets the screen look for

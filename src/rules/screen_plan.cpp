@@ -11,7 +11,7 @@
 #include "assemble/assembler.hpp"
 #include "base/text.hpp"
 #include "parse/ansi.hpp"
-#include "parse/pid_ranks.hpp"
+#include "parse/process_lessons.hpp"
 
 namespace faultline::rules {
 
@@ -62,7 +62,7 @@ std::optional<std::vector<std::string>> literal_cover(const std::string& pattern
   return cover;
 }
 
-// What a plan depends on besides the rules: the literals the assembler, PidRanks and the escape
+// What a plan depends on besides the rules: the literals the assembler, the process lessons and the escape
 // handling give.
 template <typename Visit>
 void for_each_fixed_literal(Visit visit) {

@@ -1,6 +1,6 @@
 // ScreenPlan: the literals of the engine's literal screens (Engine::sparse_screen) and what each
 // one stands for: a word of some rule pattern (one of the words each of its matches holds), a
-// line that may open an event, a line PidRanks learns from, or an escape introducer.
+// line that may open an event, a line the process table learns from, or an escape introducer.
 //
 // Planning needs re2::FilteredRE2 on every pattern, and the screen a Hyperscan compile: tens of
 // milliseconds that a pasted log should not wait for. So the build plans the shipped rules once

@@ -1,6 +1,6 @@
 // Scan stage, first step: turns the paths given to `faultline scan` into jobs, one group of
 // input files per job, before anything is read. Comes after ingest (whose directory walk it
-// uses); src/cli hands each job to a JobRunner.
+// uses); src/cli hands each job to a job::JobRunner.
 //
 // The default rule (--job-by run) finds run directories:
 //  - an archive (.tar, .tar.gz, .tgz, .tar.bz2, .tar.xz, .tar.zst, .zip, ...) is one job;

@@ -416,7 +416,7 @@ TEST_CASE("an NCCL peer names the host of the rank that went away") {
   JobShape shape;
   shape.ranks_seen = {0, 1, 2, 3};
   for (auto [host, rank] : {std::pair{"node-a", 0}, {"node-a", 1}, {"node-b.cluster", 2}, {"node-b", 3}}) {
-    shape.host_directory.observe(host, rank, "");
+    shape.processes.observe(host, rank, "");
   }
   std::vector<Finding> findings;
   for (int rank : {0, 1, 2}) {
@@ -435,7 +435,7 @@ TEST_CASE("an NCCL peer names the host of the rank that went away") {
 }
 
 TEST_CASE("NCCL INFO lines map a peer's address to its host") {
-  faultline::correlate::HostDirectory directory;
+  faultline::job::ProcessTable directory;
   directory.observe("node-b", 3, "node-b:311:402 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.5<0>");
   directory.observe("node-c", 4,
                     "node-c:77:80 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:fe80::1%ib0<0>");
@@ -505,7 +505,7 @@ JobShape two_hosts_of_eight() {
   shape.hosts = {"node-a", "node-b"};
   for (int rank = 0; rank < 16; ++rank) {
     if (rank == 13) continue;  // its only line is the error
-    shape.host_directory.observe(rank < 8 ? "node-a" : "node-b", rank, "");
+    shape.processes.observe(rank < 8 ? "node-a" : "node-b", rank, "");
     shape.ranks_seen.push_back(rank);
   }
   return shape;
@@ -551,7 +551,7 @@ TEST_CASE("a device named by an error that is not a CUDA error is no rank clue")
 
 TEST_CASE("NCCL lines that show a rank on a device map that device, over the host's block") {
   JobShape shape = two_hosts_of_eight();
-  shape.host_directory.observe_device("node-b", 5, 9);  // remapped: device 5 drives rank 9
+  shape.processes.observe_device("node-b", 5, 9);  // remapped: device 5 drives rank 9
   auto oom =
       on_host(finding(oom_rule(), -1, 0, {}, "CUDA out of memory. GPU 5 has a total capacity"), "node-b");
   auto analysis = correlate("job", shape, {oom});
@@ -566,7 +566,7 @@ TEST_CASE("NCCL's [dev] prefix on a job of one host is the local rank, as weak e
   JobShape shape;
   shape.hosts = {"gpu-a17"};
   shape.ranks_seen = {0, 1, 2, 3};
-  for (int rank : {0, 1, 2, 3}) shape.host_directory.observe("gpu-a17", rank, "");
+  for (int rank : {0, 1, 2, 3}) shape.processes.observe("gpu-a17", rank, "");
   auto warn = on_host(finding(heads_rule(), -1, 0), "gpu-a17");
   warn.pid = 4242;
   warn.device = 2;
@@ -580,8 +580,8 @@ TEST_CASE("NCCL's [dev] prefix on a job of one host is the local rank, as weak e
       "evidence, weaker than a rank prefix)");
 
   SUBCASE("not when a process drives several devices") {
-    shape.host_directory.observe_process_device("gpu-a17", 4242, 0);
-    shape.host_directory.observe_process_device("gpu-a17", 4242, 1);
+    shape.processes.observe_process_device("gpu-a17", 4242, 0);
+    shape.processes.observe_process_device("gpu-a17", 4242, 1);
     auto several = correlate("job", shape, {warn});
     CHECK_FALSE(several.diagnosis->initiating_rank.has_value());
   }
@@ -627,8 +627,8 @@ TEST_CASE("a victim is not named while a rank has an error of its own") {
   JobShape shape;
   shape.hosts = {"node-a"};
   shape.ranks_seen = {0, 1};
-  shape.host_directory.observe_process("node-a", 100, 0);
-  shape.host_directory.observe_process("node-a", 101, 1);
+  shape.processes.observe_process("node-a", 100, 0);
+  shape.processes.observe_process("node-a", 101, 1);
   auto heads = finding(heads_rule(), -1, 0);
   auto oom = on_host(finding(oom_rule(), 0, 1), "node-a");
   auto victim = on_host(timed_out(1, "node-a", 0, 2), "node-a");

@@ -117,7 +117,7 @@ TEST_CASE("the worker left out of torchrun's SIGTERM list is the one that exited
 }
 
 TEST_CASE("the SIGTERM list names no rank when the map of pids misses a signalled worker") {
-  faultline::correlate::HostDirectory directory;
+  faultline::job::ProcessTable directory;
   directory.observe_process("gpu-node-07", 100, 0);
   directory.observe_process("gpu-node-07", 102, 2);
   std::vector<faultline::rules::Finding> findings;

@@ -10,8 +10,8 @@
 #include "dense_logs.hpp"
 #include "pipeline_helpers.hpp"
 
-using faultline::cli::JobRunner;
 using faultline::correlate::fold_occurrences;
+using faultline::job::JobRunner;
 using faultline::rules::Evidence;
 using faultline::rules::Finding;
 using faultline::rules::Role;

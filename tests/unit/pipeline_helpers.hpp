@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cli/pipeline.hpp"
+#include "job/job_runner.hpp"
 #include "rules/rule_set.hpp"
 
 namespace faultline::testing {
@@ -17,7 +17,7 @@ inline const rules::Engine& shipped_engine() {
 
 // `log` as the job's only source, named job.log.
 inline correlate::JobAnalysis diagnose_log(const std::string& log, const std::string& job = "job") {
-  cli::JobRunner runner(shipped_engine());
+  job::JobRunner runner(shipped_engine());
   auto source = ingest::memory_source(log);
   ingest::SourceInfo info;
   info.name = "job.log";

@@ -1,16 +1,15 @@
-// The CLI's pipeline (src/cli/pipeline.hpp): text through every stage to findings, and
+// The job runner (src/job/job_runner.hpp): text through every stage to findings, and
 // JobRunner over memory sources.
-#include "cli/pipeline.hpp"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
+#include "job/job_runner.hpp"
 #include "rules/rule_set.hpp"
 
 using faultline::Value;
-using faultline::cli::findings_for_text;
-using faultline::cli::JobRunner;
+using faultline::job::findings_for_text;
+using faultline::job::JobRunner;
 using faultline::rules::Engine;
 using faultline::rules::Finding;
 using faultline::rules::RuleSet;

@@ -5,10 +5,10 @@
 
 #include <regex>
 
-#include "cli/pipeline.hpp"
 #include "cli/verify_command.hpp"
 #include "correlate/action.hpp"
 #include "ingest/byte_source.hpp"
+#include "job/job_runner.hpp"
 #include "rules/rule_set.hpp"
 #include "tp/arithmetic.hpp"
 #include "tp/layout.hpp"
@@ -29,7 +29,7 @@ const RuleSet& shipped() {
 
 faultline::correlate::JobAnalysis analyse(std::string_view text) {
   static const faultline::rules::Engine engine(shipped());
-  faultline::cli::JobRunner runner(engine);
+  faultline::job::JobRunner runner(engine);
   auto source = faultline::ingest::memory_source(text);
   faultline::ingest::SourceInfo info;
   info.name = "example.log";

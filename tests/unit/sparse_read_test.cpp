@@ -6,15 +6,15 @@
 #include <sstream>
 
 #include "../e2e/scratch.hpp"
-#include "cli/pipeline.hpp"
 #include "ingest/inputs.hpp"
 #include "ingest/line_reader.hpp"
 #include "ingest/mapped_file.hpp"
+#include "job/job_runner.hpp"
 #include "pipeline_helpers.hpp"
 #include "rules/rule_set.hpp"
 
 namespace fs = std::filesystem;
-using faultline::cli::JobRunner;
+using faultline::job::JobRunner;
 using faultline::rules::Engine;
 using faultline::rules::RuleSet;
 

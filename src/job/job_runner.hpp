@@ -1,6 +1,7 @@
-// The pipeline of one job, wired stage to stage: ingest ─▶ parse ─▶ assemble ─▶ rules ─▶
-// correlate. Only src/cli wires stages together (design.md). The Engine must outlive the
-// JobRunner; a JobRunner is single-threaded.
+// The job stage: the pipeline of one job, wired stage to stage: ingest ─▶ parse ─▶ assemble ─▶
+// rules ─▶ correlate, with the job's table of processes (process_table.hpp) that parse fills and
+// correlate reads. Only src/job wires stages together (design.md); src/cli runs commands with it.
+// The Engine must outlive the JobRunner; a JobRunner is single-threaded.
 #pragma once
 
 #include <memory>
@@ -14,7 +15,7 @@
 #include "ingest/record.hpp"
 #include "rules/engine.hpp"
 
-namespace faultline::cli {
+namespace faultline::job {
 
 class JobRunner {
  public:
@@ -65,10 +66,7 @@ class JobRunner {
   std::vector<ingest::SourceInfo> sources_;
   std::vector<ingest::Skipped> skipped_;
   std::vector<rules::Finding> findings_;
-  std::set<int> ranks_seen_;
-  std::set<std::string> hosts_;
-  correlate::HostDirectory host_directory_;  // ranks and addresses per host, for NCCL peer names
-  std::vector<std::string> truncated_;       // sources that end inside an error
+  std::vector<std::string> truncated_;  // sources that end inside an error
   uint64_t sequence_ = 0;
   uint64_t lines_parsed_ = 0;
   uint64_t bytes_read_ = 0;
@@ -96,4 +94,4 @@ std::set<std::string> baseline_fingerprints(const rules::Engine& engine,
 std::vector<rules::Finding> findings_for_text(const rules::Engine& engine, std::string_view text,
                                               const std::string& name = "<example>");
 
-}  // namespace faultline::cli
+}  // namespace faultline::job

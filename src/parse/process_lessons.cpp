@@ -1,6 +1,4 @@
-#include "parse/pid_ranks.hpp"
-
-#include <limits>
+#include "parse/process_lessons.hpp"
 
 #include "base/text.hpp"
 
@@ -19,22 +17,7 @@ std::optional<int64_t> integer_after(string_view text, string_view label) {
 
 }  // namespace
 
-PidRanks::Entry* PidRanks::entry(int64_t pid) {
-  auto found = entries_.find(pid);
-  if (found != entries_.end()) return &found->second;
-  if (entries_.size() >= kMaxPids) return nullptr;
-  return &entries_[pid];
-}
-
-void PidRanks::learn_prefix(int64_t pid, int rank) {
-  if (pid == 0 || rank < 0) return;
-  if (Entry* known = entry(pid)) {
-    known->rank = rank;
-    known->communicator_size = std::numeric_limits<int64_t>::max();
-  }
-}
-
-void PidRanks::learn(const Line& line, string_view text) {
+void ProcessLessons::learn(const Line& line, string_view text, job::ProcessTable& table) {
   if (line.pid != 0 && find_text(text, "NCCL INFO") != string_view::npos) {
     // "ncclCommInitRank comm 0x55d0 rank 3 nranks 8 cudaDev 3 …", "comm 0x55d0 rank 3 nRanks 8 nNodes 1 …"
     size_t comm = find_text(text, "comm 0x");
@@ -43,14 +26,7 @@ void PidRanks::learn(const Line& line, string_view text) {
       auto rank = integer_after(rest, " rank ");
       auto size = integer_after(rest, " nranks ");
       if (!size) size = integer_after(rest, " nRanks ");
-      if (rank && size && *rank < *size) {
-        Entry* known = entry(line.pid);
-        if (known && *size > known->communicator_size) {
-          known->rank = static_cast<int>(*rank);
-          known->communicator_size = *size;
-          if (known->host.empty() && !line.host.empty()) known->host.assign(line.host);
-        }
-      }
+      if (rank && size) table.learn_communicator_rank(line.pid, static_cast<int>(*rank), *size, line.host);
     }
     return;
   }
@@ -58,16 +34,14 @@ void PidRanks::learn(const Line& line, string_view text) {
   if (find_text(text, "failed (exitcode: ") != string_view::npos) {
     auto local_rank = integer_after(text, "local_rank: ");
     auto pid = integer_after(text, "(pid: ");
-    if (local_rank && pid && *pid != 0) {
-      if (Entry* known = entry(*pid)) known->local_rank = static_cast<int>(*local_rank);
-    }
+    if (local_rank && pid) table.learn_local_rank(*pid, static_cast<int>(*local_rank));
     return;
   }
-  learn_summary_line(text);
+  learn_summary_line(text, table);
 }
 
 // "  host      : node-3", "  rank      : 5 (local_rank: 1)", "  exitcode  : 1 (pid: 4242)"
-void PidRanks::learn_summary_line(string_view text) {
+void ProcessLessons::learn_summary_line(string_view text, job::ProcessTable& table) {
   text = trim_left(text);
   if (text.empty() || (text.front() != 'h' && text.front() != 'r' && text.front() != 'e')) return;
   auto value_of = [&](string_view key) -> std::optional<string_view> {
@@ -84,33 +58,26 @@ void PidRanks::learn_summary_line(string_view text) {
     summary_local_rank_ = static_cast<int>(integer_after(rest, "(local_rank: ").value_or(-1));
   } else if (auto exit = value_of("exitcode")) {
     auto pid = integer_after(*exit, "(pid: ");
-    if (pid && *pid != 0 && (summary_rank_ >= 0 || summary_local_rank_ >= 0)) {
-      if (Entry* known = entry(*pid)) {
-        if (summary_rank_ >= 0) {
-          known->rank = summary_rank_;
-          known->communicator_size = std::numeric_limits<int64_t>::max();
-        }
-        if (summary_local_rank_ >= 0) known->local_rank = summary_local_rank_;
-        if (!summary_host_.empty()) known->host = summary_host_;
-      }
+    if (pid && (summary_rank_ >= 0 || summary_local_rank_ >= 0)) {
+      table.learn_launcher_rank(*pid, summary_rank_);
+      table.learn_local_rank(*pid, summary_local_rank_);
+      table.learn_pid_host(*pid, summary_host_);
     }
     summary_host_.clear();
     summary_rank_ = summary_local_rank_ = -1;
   }
 }
 
-void PidRanks::apply(Line& line) const {
-  if (line.pid == 0 || entries_.empty()) return;
-  auto found = entries_.find(line.pid);
-  if (found == entries_.end()) return;
-  const Entry& known = found->second;
-  if (!line.rank_from_prefix && known.rank >= 0) {
-    line.rank = known.rank;
+void ProcessLessons::apply(Line& line, const job::ProcessTable& table) {
+  const job::ProcessTable::PidFacts* known = table.pid_facts(line.pid);
+  if (!known) return;
+  if (!line.rank_from_prefix && known->rank >= 0) {
+    line.rank = known->rank;
     line.rank_from_pid = true;
   }
-  if (line.local_rank < 0 && known.local_rank >= 0 && !line.rank_from_prefix)
-    line.local_rank = known.local_rank;
-  if (line.host.empty() && !known.host.empty()) line.host = known.host;
+  if (line.local_rank < 0 && known->local_rank >= 0 && !line.rank_from_prefix)
+    line.local_rank = known->local_rank;
+  if (line.host.empty() && !known->host.empty()) line.host = known->host;
 }
 
 }  // namespace faultline::parse

@@ -1,4 +1,4 @@
-#include "cli/pipeline.hpp"
+#include "job/job_runner.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -10,21 +10,20 @@
 #include "correlate/occurrence_fold.hpp"
 #include "ingest/path_hints.hpp"
 #include "ingest/record_reader.hpp"
-#include "parse/ansi.hpp"
 #include "parse/line_parser.hpp"
 
-namespace faultline::cli {
+namespace faultline::job {
 
 namespace {
 
 // Lines read before each line that matters, which give it its rank's latest time and the
 // head of a record it may continue.
 constexpr size_t kLookbackLines = 8;
-// Stretches of lines that taught PidRanks, remembered so that a log repeating them is not re-read.
+// Stretches of lines that taught the process table, remembered so that a log repeating them is not re-read.
 constexpr size_t kMaxLessons = 4096;
 
 // The lines to read before the line of hits[first]: kLookbackLines when a hit in that line may
-// open an event, none when they only teach PidRanks.
+// open an event, none when they only teach the process table.
 size_t lookback_for(const rules::Engine::SparseScreen& sparse, std::string_view block,
                     const std::vector<rules::LiteralScreen::Hit>& hits, size_t first) {
   if (first >= hits.size()) return 0;
@@ -40,10 +39,10 @@ size_t lookback_for(const rules::Engine::SparseScreen& sparse, std::string_view 
   return 0;
 }
 
-// Whether `hit` is a PidRanks literal in a stretch of line already seen around the same literal:
-// the line can teach nothing new, and the sparse read need not stop at it. The stretch runs from
-// 96 bytes before the literal's end to 64 after, within its line: the host, pid, communicator,
-// rank and size of an NCCL line. New stretches are remembered (a bounded number).
+// Whether `hit` is a literal of the process lessons in a stretch of line already seen around the same
+// literal: the line can teach nothing new, and the sparse read need not stop at it. The stretch runs from 96
+// bytes before the literal's end to 64 after, within its line: the host, pid, communicator, rank and size of
+// an NCCL line. New stretches are remembered (a bounded number).
 bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_view block,
                       const rules::LiteralScreen::Hit& hit, std::unordered_set<uint64_t>& lessons) {
   if (sparse.roles[hit.literal] != rules::Engine::SparseScreen::Role::kPidRankSource) return false;
@@ -66,9 +65,10 @@ bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_vie
 
 struct JobRunner::Stages {
   explicit Stages(JobRunner& runner)
-      : assembler([&runner](assemble::Event&& event) {
+      : parser(processes), assembler([&runner](assemble::Event&& event) {
           runner.engine_.match_event(event, runner.findings_, runner.dense_head_bytes_ != UINT64_MAX);
         }) {}
+  ProcessTable processes;  // the job's, which the parser fills
   parse::LineParser parser;
   assemble::Assembler assembler;
   // The sparse read: the scan of the current block and the lines skipped since the last one read.
@@ -106,14 +106,6 @@ void JobRunner::process(const ingest::Record& record, std::optional<int> rank_hi
                         const rules::Engine::BlockScreen& screen) {
   parse::Line line = stages_->parser.parse(record, rank_hint);
   do {  // a line may hold several (a flattened paste, two ranks' bytes interleaved)
-    if (line.rank >= 0) ranks_seen_.insert(line.rank);
-    if (!line.host.empty()) hosts_.insert(std::string(line.host));
-    host_directory_.observe(line.host, line.rank, line.pid ? line.text : std::string_view{});
-    if (line.pid != 0 && line.rank >= 0) host_directory_.observe_process(line.host, line.pid, line.rank);
-    if (line.device >= 0) {
-      host_directory_.observe_process_device(line.host, line.pid, line.device);
-      if (line.rank >= 0) host_directory_.observe_device(line.host, line.device, line.rank);
-    }
     if (stages_->times_tracked && line.time.valid && !line.time_inherited) {
       stages_->time_settled[time_key(line.rank, line.local_rank)] = record.text.data();
     }
@@ -260,7 +252,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     while (next_hit < hits.size() && hits[next_hit].end <= start) ++next_hit;
     size_t first_hit = next_hit;
     bool opens = false;    // a hit that may let a rule match or open an event
-    bool teaches = false;  // a hit on a line PidRanks learns from
+    bool teaches = false;  // a hit on a line the process table learns from
     size_t last_hit = first_hit;
     for (; last_hit < hits.size() && hits[last_hit].end <= stop; ++last_hit) {
       Role role = sparse->roles[hits[last_hit].literal];
@@ -268,7 +260,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       opens = opens || (!lesson && role != Role::kInTraceback);
       teaches = teaches || lesson;
     }
-    // A line PidRanks learns from is read: the skip below stops only at lessons not seen before.
+    // A line the process table learns from is read: the skip below stops only at lessons not seen before.
     bool must_read = !past_head || opens || teaches || !assembler_idle || stages.parser.busy();
     if (!must_read) {
       if (stages.skipped.size() == kLookbackLines) stages.skipped.erase(stages.skipped.begin());
@@ -323,11 +315,15 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
   info.bad_lines = reader.bad_lines();
   info.first_bad_line = reader.first_bad_line();
   if (reader.lines() == 0) {
-    skipped_.push_back(
-        {info.name, reader.status() ? "empty file, nothing to analyse" : reader.status().message()});
+    skipped_.push_back({info.name,
+                        reader.status() ? "empty file, nothing to analyse" : reader.status().message(),
+                        source.damage_offset()});
     return;
   }
-  if (!reader.status()) info.error = reader.status().message();
+  if (!reader.status()) {
+    info.error = reader.status().message();
+    info.error_offset = source.damage_offset();
+  }
   if (stages.assembler.has_open_event(index)) truncated_.push_back(info.name);
   sources_.push_back(std::move(info));
 }
@@ -357,10 +353,10 @@ correlate::JobAnalysis JobRunner::finish(std::string job_name, const std::set<st
   stages_->assembler.finish();
   rules::keep_highest_priority(findings_);
   correlate::JobShape shape;
-  shape.ranks_seen.assign(ranks_seen_.begin(), ranks_seen_.end());
-  shape.hosts.assign(hosts_.begin(), hosts_.end());
+  shape.ranks_seen = stages_->processes.ranks_seen();
+  shape.hosts = stages_->processes.hosts();
   shape.truncated_sources = truncated_;
-  shape.host_directory = std::move(host_directory_);
+  shape.processes = std::move(stages_->processes);
   return correlate::correlate(std::move(job_name), std::move(shape), std::move(findings_), baseline);
 }
 
@@ -386,4 +382,4 @@ std::vector<rules::Finding> findings_for_text(const rules::Engine& engine, std::
   return runner.take_findings();
 }
 
-}  // namespace faultline::cli
+}  // namespace faultline::job
