@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "base/text.hpp"
+
 namespace faultline::correlate {
 namespace {
 
@@ -62,6 +64,81 @@ bool is_layout_cause(const std::string& cause) {
          cause == "pp.layers_not_divisible";
 }
 
+// The job's GPU count from what it states: its world size, its GPUs, the devices a process sees,
+// the launcher's processes per node times nodes; else at least the layout that crashed, and a
+// GPU per rank its lines show (not for a layout that did not fit the GPUs).
+std::optional<int64_t> job_gpus(const Facts& facts, const std::string& cause, int64_t ranks) {
+  std::optional<int64_t> gpus = int_fact(facts, "world_size");
+  if (!gpus) gpus = int_fact(facts, "gpus");
+  if (const Value* visible = find_fact(facts, "visible_devices"); !gpus && visible) {
+    // CUDA_VISIBLE_DEVICES=0,1,2,3: the GPUs a process on that node sees.
+    std::string list = to_display(*visible);
+    gpus = 1 + static_cast<int64_t>(std::count(list.begin(), list.end(), ','));
+  }
+  if (!gpus && int_fact(facts, "nproc_per_node")) {
+    gpus = *int_fact(facts, "nproc_per_node") * int_fact(facts, "nnodes").value_or(1);
+  }
+  if (!gpus && cause != "tp.size_exceeds_gpus" && int_fact(facts, "tp")) {
+    auto tp = *int_fact(facts, "tp");
+    gpus = std::max(tp * int_fact(facts, "pp").value_or(1) * int_fact(facts, "dp").value_or(1), ranks);
+  }
+  return gpus;
+}
+
+// The suggestion in each framework's own names for the sizes (TGI shards by tensor parallelism
+// alone).
+void name_settings(Action& action) {
+  if (!action.suggest) return;
+  const std::string& name = action.framework;
+  bool megatron = name == "megatron" || name == "nemo";
+  bool short_names = name == "sglang" || name == "trtllm" || name == "colossalai";
+  const char* tp_name = megatron              ? "tensor_model_parallel_size"
+                        : name == "tgi"       ? "num_shard"
+                        : name == "deepspeed" ? "tensor_parallel.tp_size"
+                        : short_names         ? "tp_size"
+                                              : "tensor_parallel_size";
+  action.settings.emplace_back(tp_name, action.suggest->tp);
+  if (name != "tgi" && name != "deepspeed") {
+    action.settings.emplace_back(megatron      ? "pipeline_model_parallel_size"
+                                 : short_names ? "pp_size"
+                                               : "pipeline_parallel_size",
+                                 action.suggest->pp);
+    if (action.suggest->dp > 1 && !megatron) {
+      action.settings.emplace_back(short_names ? "dp_size" : "data_parallel_size", action.suggest->dp);
+    }
+  }
+}
+
+// A checkpoint saved with another TP size: its shapes against the model's (`ckpt_rows`,
+// `ckpt_cols` against `model_rows`, `model_cols`), the TP it was saved with where the job states
+// its own, and loading with that TP as the suggestion when the job's GPUs allow it.
+void plan_checkpoint(Action& action, const std::string& rule_id, const Facts& facts, int64_t ranks) {
+  CheckpointLayout layout;
+  for (auto [name, shape] :
+       {std::pair{"ckpt_rows", &layout.saved_shape}, std::pair{"ckpt_cols", &layout.saved_shape},
+        std::pair{"model_rows", &layout.current_shape}, std::pair{"model_cols", &layout.current_shape}}) {
+    if (auto size = int_fact(facts, name)) shape->push_back(*size);
+  }
+  auto ratio = tp::shard_ratio(layout.saved_shape, layout.current_shape);
+  if (!ratio) return;
+  layout.ratio = *ratio;
+  layout.loaded_tp = int_fact(facts, "tp");
+  if (layout.loaded_tp) layout.saved_tp = tp::saved_tp(*ratio, *layout.loaded_tp);
+  action.framework = framework_of(rule_id, facts);
+  if (layout.saved_tp) {
+    int64_t pp = int_fact(facts, "pp").value_or(1);
+    action.gpus = job_gpus(facts, "tp.checkpoint_shard_mismatch", ranks);
+    int64_t model_parallel = *layout.saved_tp * pp;
+    if (!action.gpus) {
+      action.suggest = tp::Suggestion{*layout.saved_tp, pp, 1};
+    } else if (*action.gpus % model_parallel == 0) {
+      action.suggest = tp::Suggestion{*layout.saved_tp, pp, *action.gpus / model_parallel};
+    }
+    name_settings(action);
+  }
+  action.checkpoint = std::move(layout);
+}
+
 }  // namespace
 
 const char* to_string(ActionKind kind) {
@@ -87,6 +164,7 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   action.kind = kind;
   action.retryable = retryable;
   if (kind == ActionKind::kReplaceHardware) action.exclude_hosts = hosts;
+  if (cause == "tp.checkpoint_shard_mismatch") plan_checkpoint(action, rule_id, facts, ranks);
   if (!is_layout_cause(cause)) return action;
 
   tp::Geometry model;
@@ -123,20 +201,7 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
                   (rules.vocab_unpadded && model.vocab);
   auto tp = int_fact(facts, "tp").value_or(1);
   auto pp = int_fact(facts, "pp").value_or(1);
-  std::optional<int64_t> gpus = int_fact(facts, "world_size");
-  if (!gpus) gpus = int_fact(facts, "gpus");
-  if (const Value* visible = find_fact(facts, "visible_devices"); !gpus && visible) {
-    // CUDA_VISIBLE_DEVICES=0,1,2,3: the GPUs a process on that node sees.
-    std::string list = to_display(*visible);
-    gpus = 1 + static_cast<int64_t>(std::count(list.begin(), list.end(), ','));
-  }
-  if (!gpus && int_fact(facts, "nproc_per_node")) {
-    gpus = *int_fact(facts, "nproc_per_node") * int_fact(facts, "nnodes").value_or(1);
-  }
-  if (!gpus && cause != "tp.size_exceeds_gpus" && int_fact(facts, "tp")) {
-    // The job had at least the GPUs of the layout that crashed, and a GPU per rank it shows.
-    gpus = std::max(tp * pp * int_fact(facts, "dp").value_or(1), ranks);
-  }
+  std::optional<int64_t> gpus = job_gpus(facts, cause, ranks);
   action.gpus = gpus;
   if (cause == "tp.size_exceeds_gpus" && gpus && *gpus >= tp * pp) {
     // The GPUs were enough, so the framework wanted them to fit the layout exactly.
@@ -161,28 +226,71 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
       }
     }
   }
-  if (action.suggest) {
-    // Each framework's own names for the sizes (TGI shards by tensor parallelism alone).
-    const std::string& name = action.framework;
-    bool megatron = name == "megatron" || name == "nemo";
-    bool short_names = name == "sglang" || name == "trtllm" || name == "colossalai";
-    const char* tp_name = megatron              ? "tensor_model_parallel_size"
-                          : name == "tgi"       ? "num_shard"
-                          : name == "deepspeed" ? "tensor_parallel.tp_size"
-                          : short_names         ? "tp_size"
-                                                : "tensor_parallel_size";
-    action.settings.emplace_back(tp_name, action.suggest->tp);
-    if (name != "tgi" && name != "deepspeed") {
-      action.settings.emplace_back(megatron      ? "pipeline_model_parallel_size"
-                                   : short_names ? "pp_size"
-                                                 : "pipeline_parallel_size",
-                                   action.suggest->pp);
-      if (action.suggest->dp > 1 && !megatron) {
-        action.settings.emplace_back(short_names ? "dp_size" : "data_parallel_size", action.suggest->dp);
-      }
-    }
-  }
+  name_settings(action);
   return action;
+}
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// How the framework that saved a checkpoint converts it to TP `target` ("this job's TP" when the
+// job does not say).
+std::string converter(const std::string& framework, const std::string& target) {
+  if (framework == "nemo")
+    return "NeMo's megatron_change_num_partitions.py --target_tensor_model_parallel_size=" + target;
+  if (framework == "deepspeed")
+    return "DeepSpeed's ds_to_universal.py, then load the universal checkpoint with --universal-checkpoint";
+  std::string megatron = "Megatron-LM's tools/checkpoint/convert.py --target-tensor-parallel-size " + target;
+  if (framework == "megatron") return megatron;
+  return "the converter of the framework that saved it, e.g. " + megatron;
+}
+
+}  // namespace
+
+std::string checkpoint_remedy(const Action& action) {
+  if (!action.checkpoint) return "";
+  const CheckpointLayout& layout = *action.checkpoint;
+  const tp::ShardRatio& ratio = layout.ratio;
+  std::string factor = std::to_string(ratio.factor);
+  std::string shapes = "its " + shape_text(layout.saved_shape) + " tensors are " +
+                       (ratio.saved_smaller ? "1/" + factor : factor + "×") + " the model's " +
+                       shape_text(layout.current_shape) + " in dimension " + std::to_string(ratio.dimension) +
+                       (ratio.padded ? " (off by the vocabulary's padding only)" : "");
+  if (layout.loaded_tp && !layout.saved_tp) return "";
+  if (!layout.saved_tp) {
+    std::string text = "The checkpoint was saved with another TP size: " + shapes + ". ";
+    if (ratio.saved_smaller) {
+      return text + "It was saved with " + factor + "× the TP this job loads it with (TP " + factor +
+             " if the job runs without tensor parallelism): load it with that TP, or convert it to this "
+             "job's "
+             "TP first with " +
+             converter(action.framework, "N") + ".";
+    }
+    return text + "This job runs " + factor + "× the TP it was saved with: load it with TP ÷ " + factor +
+           ", or convert it to this job's TP first with " + converter(action.framework, "N") + ".";
+  }
+  std::string saved = std::to_string(*layout.saved_tp), loaded = std::to_string(*layout.loaded_tp);
+  std::string text = "The checkpoint was saved with TP " + saved + " and this job loads it with TP " +
+                     loaded + ": " + shapes + ". Load it with ";
+  if (action.suggest) {
+    const tp::Suggestion& s = *action.suggest;
+    text += "TP " + std::to_string(s.tp) + " × PP " + std::to_string(s.pp) + " × DP " + std::to_string(s.dp);
+    if (action.gpus) text += " (keeps the job's " + std::to_string(*action.gpus) + " GPUs)";
+    std::vector<std::string> settings;
+    for (const auto& [name, value] : action.settings) settings.push_back(name + "=" + std::to_string(value));
+    if (!settings.empty()) text += ", set " + join(settings, ", ");
+  } else {
+    text += "TP " + saved;
+    if (action.gpus)
+      text += " on GPUs that TP × PP divides (this job has " + std::to_string(*action.gpus) + ")";
+  }
+  return text + "; or convert it to TP " + loaded + " first with " + converter(action.framework, loaded) +
+         ".";
 }
 
 std::string framework_of(const std::string& rule_id, const Facts& facts) {

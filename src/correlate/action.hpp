@@ -12,6 +12,7 @@
 #include "base/value.hpp"
 #include "rules/finding.hpp"
 #include "tp/layout.hpp"
+#include "tp/shard_ratio.hpp"
 
 namespace faultline::correlate {
 
@@ -21,6 +22,17 @@ struct JobFact {
   Value value;
   rules::Evidence where;  // the line; source 0 and line 0 with `catalogue` set for catalogue facts
   std::string catalogue;  // the catalogue model id the fact came from, when it did
+};
+
+// What a checkpoint's shapes say when a job loads it with another TP size than it was saved with
+// (tp.checkpoint_shard_mismatch): the two shapes, their ratio, and the two TP sizes where the job
+// states its own.
+struct CheckpointLayout {
+  std::vector<int64_t> saved_shape;
+  std::vector<int64_t> current_shape;
+  tp::ShardRatio ratio;
+  std::optional<int64_t> loaded_tp;  // the job's TP, when a line states it
+  std::optional<int64_t> saved_tp;   // then the checkpoint's
 };
 
 enum class ActionKind { kFixConfig, kRestart, kReplaceHardware, kFixEnvironment, kInvestigate };
@@ -44,6 +56,7 @@ struct Action {
   // (vocab-divisible); a layers failure, no uneven stages (layers-divisible); a world-size failure, the GPUs
   // a multiple of (gpus-multiple) or equal to (gpus-exact) TP×PP.
   std::vector<std::string> requirements;
+  std::optional<CheckpointLayout> checkpoint;  // for a checkpoint saved with another layout
 };
 
 // `facts`: the diagnosis' facts with the job's merged in (diagnosis' first). `rule_id` tells the
@@ -56,6 +69,11 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
 // The framework a diagnosis' rule and facts name, as `faultline preflight --framework` takes it
 // ("megatron", "tgi", "trtllm" ...), empty when they name none.
 std::string framework_of(const std::string& rule_id, const Facts& facts);
+
+// The Fix's words for a checkpoint saved with another TP size: which TP it was saved with and which
+// loads it (where the job states its own), what to load it with and how to convert it. Empty when
+// the action has no checkpoint layout, or its shapes are no TP shards of the job's TP.
+std::string checkpoint_remedy(const Action& action);
 
 // `faultline preflight` with every size known, the framework's split rules, the job's GPUs and the
 // layout given: a command that fails on the layout that crashed and passes on the suggested one.

@@ -546,6 +546,10 @@ void plan_remedy(Diagnosis& diagnosis, const FindingGroup& chosen, const JobShap
   diagnosis.action = plan_action(diagnosis.cause, diagnosis.rule->id, diagnosis.facts, chosen.hosts,
                                  static_cast<int64_t>(shape.ranks_seen.size()));
   const Action& action = diagnosis.action;
+  if (std::string checkpoint = checkpoint_remedy(action); !checkpoint.empty()) {
+    diagnosis.fix.insert(diagnosis.fix.begin(), std::move(checkpoint));
+    return;
+  }
   if (!action.suggest) return;
   const tp::Suggestion& suggest = *action.suggest;
   std::vector<std::string> used;

@@ -74,6 +74,29 @@ void write_action(JsonWriter& json, const correlate::Action& action) {
   write_strings(json, action.used);
   json.key("unknown");
   write_strings(json, action.unknown);
+  if (action.checkpoint) {
+    const correlate::CheckpointLayout& layout = *action.checkpoint;
+    json.key("checkpoint").begin_object();
+    for (auto [name, shape] :
+         {std::pair{"saved_shape", &layout.saved_shape}, std::pair{"current_shape", &layout.current_shape}}) {
+      json.key(name).begin_array();
+      for (int64_t size : *shape) json.number(size);
+      json.end_array();
+    }
+    json.key("dimension").number(static_cast<int64_t>(layout.ratio.dimension));
+    json.key("factor").number(layout.ratio.factor);
+    json.key("padded").boolean(layout.ratio.padded);
+    json.key("saved_smaller").boolean(layout.ratio.saved_smaller);
+    for (auto [name, size] :
+         {std::pair{"loaded_tp", layout.loaded_tp}, std::pair{"saved_tp", layout.saved_tp}}) {
+      json.key(name);
+      if (size)
+        json.number(*size);
+      else
+        json.null();
+    }
+    json.end_object();
+  }
   json.end_object();
 }
 

@@ -168,3 +168,74 @@ TEST_CASE(
           " examples give too few facts for a layout");
   CHECK(checked >= 20);
 }
+
+TEST_CASE(
+    "a checkpoint saved with another TP: the shapes and the job's TP say which, and loading it keeps the "
+    "GPUs") {
+  const int64_t hidden = 5120;
+  struct Layout {
+    int64_t saved, loaded, pp;
+  };
+  for (Layout layout : {Layout{4, 8, 2}, Layout{2, 1, 1}, Layout{8, 2, 1}, Layout{1, 4, 2}}) {
+    CAPTURE(layout.saved);
+    CAPTURE(layout.loaded);
+    const int64_t gpus = 16;
+    std::string log =
+        "using world size: " + std::to_string(gpus) +
+        ", data-parallel size: " + std::to_string(gpus / (layout.loaded * layout.pp)) +
+        ", context-parallel size: 1, tensor-model-parallel size: " + std::to_string(layout.loaded) +
+        ", pipeline-model-parallel size: " + std::to_string(layout.pp) +
+        "\n[rank0]: RuntimeError: Error(s) in loading state_dict for GPTModel:\n"
+        "[rank0]: \tsize mismatch for layers.0.self_attention.query_key_value.weight: copying a param with "
+        "shape "
+        "torch.Size([" +
+        std::to_string(3 * hidden / layout.saved) + ", " + std::to_string(hidden) +
+        "]) from checkpoint, the shape in current model is torch.Size([" +
+        std::to_string(3 * hidden / layout.loaded) + ", " + std::to_string(hidden) + "]).\n";
+    auto analysis = analyse(log);
+    REQUIRE(analysis.diagnosis);
+    CHECK(analysis.diagnosis->cause == "tp.checkpoint_shard_mismatch");
+    const auto& action = analysis.diagnosis->action;
+    REQUIRE(action.checkpoint);
+    CHECK(action.checkpoint->loaded_tp == layout.loaded);
+    CHECK(action.checkpoint->saved_tp == layout.saved);
+    REQUIRE(action.suggest);
+    CHECK(action.suggest->tp == layout.saved);
+    CHECK(action.suggest->tp * action.suggest->pp * action.suggest->dp == gpus);
+    REQUIRE_FALSE(analysis.diagnosis->fix.empty());
+    CHECK(analysis.diagnosis->fix.front().starts_with(
+        "The checkpoint was saved with TP " + std::to_string(layout.saved) +
+        " and this job loads it with TP " + std::to_string(layout.loaded)));
+  }
+}
+
+TEST_CASE("a checkpoint shard with no TP stated: the factor and its direction, and no TP guessed") {
+  auto analysis = analyse(
+      "RuntimeError: Error(s) in loading state_dict for LlamaForCausalLM:\n"
+      "\tsize mismatch for model.layers.0.mlp.down_proj.weight: copying a param with shape torch.Size([4096, "
+      "2752]) "
+      "from checkpoint, the shape in current model is torch.Size([4096, 11008]).\n");
+  REQUIRE(analysis.diagnosis);
+  const auto& action = analysis.diagnosis->action;
+  REQUIRE(action.checkpoint);
+  CHECK(action.checkpoint->ratio.factor == 11008 / 2752);
+  CHECK(action.checkpoint->ratio.saved_smaller);
+  CHECK(action.checkpoint->ratio.dimension == 1);
+  CHECK_FALSE(action.checkpoint->saved_tp);
+  CHECK_FALSE(action.suggest);
+  REQUIRE_FALSE(analysis.diagnosis->fix.empty());
+  CHECK(analysis.diagnosis->fix.front().find("saved with " + std::to_string(11008 / 2752) + "× the TP") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "a plan_action for a checkpoint whose larger shard the job's TP does not divide names no saved TP") {
+  auto facts = facts_of(
+      {{"ckpt_rows", 6144}, {"ckpt_cols", 4096}, {"model_rows", 3072}, {"model_cols", 4096}, {"tp", 3}});
+  auto action =
+      plan_action("tp.checkpoint_shard_mismatch", "tp.checkpoint_shard_mismatch.torch_load_2d", facts, {});
+  REQUIRE(action.checkpoint);
+  CHECK_FALSE(action.checkpoint->saved_tp);
+  CHECK_FALSE(action.suggest);
+  CHECK(faultline::correlate::checkpoint_remedy(action).empty());
+}
