@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace faultline {
 
@@ -29,5 +30,15 @@ std::optional<int> compare(const Timestamp& a, const Timestamp& b);
 // Builds a validated timestamp; returns an invalid one on out-of-range fields.
 Timestamp make_timestamp(int year, int month, int day, int hour, int minute, int second, int64_t nanos,
                          bool fraction_is_wall_clock = true);
+
+// The UTC time `seconds` + `nanos` after 1970-01-01T00:00:00Z (invalid outside years 1-9999).
+Timestamp from_unix_time(int64_t seconds, int64_t nanos = 0);
+
+// The one ISO-8601 / RFC 3339 reader: at the front of `text`, YYYY-MM-DD, then 'T', 't', ' ' or
+// '_', HH:MM:SS, a fraction after '.' or ',', then 'Z', 'z', ±HH:MM, ±HHMM or ±HH. A time with a
+// zone is turned into UTC by its offset (so times written in two zones compare); one without is
+// taken as it stands. On success the
+// text moves past what was read, and `separator` (when given) receives the date-time separator.
+std::optional<Timestamp> take_iso8601(std::string_view& text, char* separator = nullptr);
 
 }  // namespace faultline

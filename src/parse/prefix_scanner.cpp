@@ -56,32 +56,11 @@ bool take_clock(string_view& text, int& hour, int& minute, int& second) {
          take_char(text, ':') && take_digits(text, 2, second);
 }
 
-// YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|±HH:MM|±HHMM]
+// YYYY-MM-DD[T _]HH:MM:SS[.frac][Z|±HH:MM|±HHMM]: base's one ISO-8601 reader.
 bool take_iso_datetime(string_view& text, Timestamp& time, char* separator_seen = nullptr) {
-  string_view rest = text;
-  int year, month, day, hour, minute, second;
-  if (!take_digits(rest, 4, year) || !take_char(rest, '-') || !take_digits(rest, 2, month) ||
-      !take_char(rest, '-') || !take_digits(rest, 2, day) || rest.empty() ||
-      (rest.front() != 'T' && rest.front() != ' ' && rest.front() != '_')) {
-    return false;
-  }
-  char separator = rest.front();
-  rest.remove_prefix(1);
-  if (!take_clock(rest, hour, minute, second)) return false;
-  int64_t nanos = take_fraction(rest);
-  if (!take_char(rest, 'Z') && !rest.empty() && (rest.front() == '+' || rest.front() == '-')) {
-    string_view zone = rest.substr(1);
-    int zone_hours, zone_minutes;
-    if (take_digits(zone, 2, zone_hours) && (take_char(zone, ':') || true) &&
-        take_digits(zone, 2, zone_minutes)) {
-      rest = zone;
-    }
-  }
-  Timestamp parsed = make_timestamp(year, month, day, hour, minute, second, nanos);
-  if (!parsed.valid) return false;
-  time = parsed;
-  if (separator_seen) *separator_seen = separator;
-  text = rest;
+  auto parsed = take_iso8601(text, separator_seen);
+  if (!parsed) return false;
+  time = *parsed;
   return true;
 }
 

@@ -212,5 +212,20 @@ TEST_CASE("envelope: RFC 3339 timestamps: zones become UTC, across midnight and 
   CHECK(parse_rfc3339("2023-12-31T23:30:00-01:00").to_string() == "2024-01-01T00:30:00Z");
   CHECK(parse_rfc3339("2021-01-22 09:22:46,028").to_string() == "2021-01-22T09:22:46.028Z");
   CHECK_FALSE(parse_rfc3339("stdout F text").valid);
-  CHECK(faultline::ingest::from_unix_time(0).to_string() == "1970-01-01T00:00:00Z");
+  CHECK(faultline::from_unix_time(0).to_string() == "1970-01-01T00:00:00Z");
+}
+
+TEST_CASE("envelope: journald: a _PID past int64_t's range is no pid, and its message is kept") {
+  // 1e300 as an integer was undefined behaviour (UBSan: float-cast-overflow).
+  auto result = read_all(
+      "{\"__REALTIME_TIMESTAMP\":\"1700000000123456\",\"_PID\":1e300,\"MESSAGE\":\"torch.OutOfMemoryError: "
+      "x\"}\n"
+      "{\"__REALTIME_TIMESTAMP\":\"1700000000123456\",\"_PID\":-9.3e18,\"MESSAGE\":\"second\"}\n"
+      "{\"__REALTIME_TIMESTAMP\":\"1700000000123456\",\"_PID\":4242.0,\"MESSAGE\":\"third\"}\n");
+  CHECK(result.format == "journald");
+  CHECK(result.texts == Texts{"torch.OutOfMemoryError: x", "second", "third"});
+  REQUIRE(result.records.size() == 3);
+  CHECK(result.records[0].pid == 0);
+  CHECK(result.records[1].pid == 0);
+  CHECK(result.records[2].pid == 4242);
 }

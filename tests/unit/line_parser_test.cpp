@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "ingest/envelope_time.hpp"
 #include "parse_helpers.hpp"
 
 using faultline::make_timestamp;
@@ -254,11 +255,13 @@ TEST_CASE("ISO-8601 timestamp prefix as kubectl --timestamps writes it") {
   CHECK(time_of(line) == "2026-11-29T10:22:33.123Z");
 }
 
-TEST_CASE("ISO-8601 timestamp with a zone offset") {
+TEST_CASE("ISO-8601 timestamp with a zone offset is the same instant as an envelope's") {
   auto line = parse_one("2026-11-29T10:22:33+02:00 hello");
   CHECK(line.text == "hello");
-  CHECK(line.time.valid);
-  CHECK(line.time.hour == 10);
+  CHECK(time_of(line) == "2026-11-29T08:22:33Z");
+  // The line prefix and a container envelope read one parser: the zone counts in both.
+  CHECK(time_of(line) == faultline::ingest::parse_rfc3339("2026-11-29T10:22:33+02:00").to_string());
+  CHECK(time_of(parse_one("2026-11-29 03:22:33-0500 hello")) == "2026-11-29T08:22:33Z");
 }
 
 TEST_CASE("Lightning [rank: N] prefix") {

@@ -80,3 +80,57 @@ TEST_CASE("seconds_in_year counts from January 1st") {
   CHECK(make_timestamp(2026, 1, 1, 0, 0, 0, 0).seconds_in_year() == 0);
   CHECK(make_timestamp(2026, 2, 1, 0, 0, 1, 0).seconds_in_year() == 31 * 86400 + 1);
 }
+
+TEST_CASE("take_iso8601 reads the forms logs write and moves past them") {
+  struct Case {
+    std::string_view text;
+    std::string_view utc;
+    std::string_view rest;
+  };
+  for (Case c : {Case{"2026-11-29T10:22:33Z rest", "2026-11-29T10:22:33Z", " rest"},
+                 Case{"2026-11-29 10:22:33,123 INFO", "2026-11-29T10:22:33.123Z", " INFO"},
+                 Case{"2026-11-29_10:22:33.5 x", "2026-11-29T10:22:33.500Z", " x"},
+                 Case{"2026-11-29t10:22:33.123456789123z", "2026-11-29T10:22:33.123Z", ""},
+                 Case{"2026-11-29T10:22:33+02:00]", "2026-11-29T08:22:33Z", "]"},
+                 Case{"2026-11-29T10:22:33+0530 x", "2026-11-29T04:52:33Z", " x"},
+                 Case{"2026-11-29T23:22:33-03 x", "2026-11-30T02:22:33Z", " x"},
+                 Case{"2024-03-01T01:30:00+02:00", "2024-02-29T23:30:00Z", ""},
+                 Case{"2026-11-29T10:22:33 plain", "2026-11-29T10:22:33Z", " plain"}}) {
+    CAPTURE(c.text);
+    std::string_view text = c.text;
+    auto time = take_iso8601(text);
+    REQUIRE(time);
+    CHECK(time->to_string() == c.utc);
+    CHECK(text == c.rest);
+  }
+}
+
+TEST_CASE("take_iso8601 leaves text that is no timestamp as it was") {
+  for (std::string_view bad : {"2026-11-29", "2026-11-29X10:22:33", "2026-13-29T10:22:33", "2026-11-29T10:22",
+                               "26-11-29T10:22:33", "hello", ""}) {
+    CAPTURE(bad);
+    std::string_view text = bad;
+    CHECK_FALSE(take_iso8601(text));
+    CHECK(text == bad);
+  }
+  // An offset that is no zone is not read as one: the time stands without it.
+  std::string_view text = "2026-11-29T10:22:33+99:00";
+  auto time = take_iso8601(text);
+  REQUIRE(time);
+  CHECK(time->to_string() == "2026-11-29T10:22:33Z");
+  CHECK(text == "+99:00");
+}
+
+TEST_CASE("take_iso8601 gives the separator it saw") {
+  std::string_view text = "2026-11-29_10:22:33";
+  char separator = 0;
+  REQUIRE(take_iso8601(text, &separator));
+  CHECK(separator == '_');
+}
+
+TEST_CASE("from_unix_time counts from the epoch in UTC") {
+  CHECK(from_unix_time(0).to_string() == "1970-01-01T00:00:00Z");
+  CHECK(from_unix_time(951782400).to_string() == "2000-02-29T00:00:00Z");
+  CHECK(from_unix_time(-1).to_string() == "1969-12-31T23:59:59Z");
+  CHECK_FALSE(from_unix_time(int64_t{400000} * 366 * 86400).valid);
+}
