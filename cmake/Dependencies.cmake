@@ -5,6 +5,12 @@ find_package(simdjson REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 find_package(LibArchive REQUIRED)
+# A compressed log (gzip, zstd, xz, bzip2) is decoded with its own library, so that the bytes
+# before damage in it are read (src/ingest/stream_decoder.hpp); libarchive reads archives.
+find_package(ZLIB REQUIRED)
+find_package(BZip2 REQUIRED)
+find_package(LibLZMA REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 find_package(Threads REQUIRED)
 # Hyperscan (libhyperscan-dev; libvectorscan-dev off x86) screens large logs for the rules'
 # literals in one pass (rules/literal_screen.hpp). Optional: without it every line is read.

@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake make pkg-config libre2-dev libsimdjson-dev libyaml-cpp-dev
-          libboost-program-options-dev doctest-dev libarchive-dev)
+          libboost-program-options-dev doctest-dev libarchive-dev
+          zlib1g-dev libzstd-dev liblzma-dev libbz2-dev)
 # Hyperscan for the sparse read of large logs: the original on x86, its port elsewhere.
 if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ]; then packages+=(libhyperscan-dev); else packages+=(libvectorscan-dev); fi
 if [ "${FAULTLINE_TEST_TOOLS:-0}" = 1 ]; then

@@ -156,7 +156,11 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
     out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
   for (const auto& source : report.sources) {
     if (!source.error.empty())
-      out.err("faultline: " + source.name + ": read stopped: " + source.error + "\n");
+      out.err("faultline: " + source.name + ": read stopped: " + source.error +
+              (source.error_offset
+                   ? "; the " + std::to_string(source.bytes) + " bytes before it were analysed"
+                   : "") +
+              "\n");
     if (source.bad_lines) {
       out.err("faultline: " + source.name + ":" + source.first_bad_line +
               (source.bad_lines > 1 ? " (" + std::to_string(source.bad_lines - 1) + " more like it)" : "") +

@@ -4,9 +4,11 @@
 #include <archive_entry.h>
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "ingest/path_hints.hpp"
+#include "ingest/stream_decoder.hpp"
 
 namespace faultline::ingest {
 namespace {
@@ -64,6 +66,7 @@ class CountingSource final : public ByteSource {
   uint64_t consumed() const override { return bytes_; }
   void release_before(uint64_t offset) override { inner_.release_before(offset); }
   std::string in_memory_error() const override { return inner_.in_memory_error(); }
+  std::optional<uint64_t> damage_offset() const override { return inner_.damage_offset(); }
 
  private:
   ByteSource& inner_;
@@ -86,6 +89,7 @@ class LimitedSource final : public ByteSource {
     return n;
   }
   std::string format() const override { return decoded_->format(); }
+  std::optional<uint64_t> damage_offset() const override { return decoded_->damage_offset(); }
 
  private:
   std::unique_ptr<ByteSource> decoded_;
@@ -114,7 +118,16 @@ struct ArchiveInput {
   std::string error_text(struct archive* archive) const {
     if (!error.empty()) return error;
     const char* text = archive_error_string(archive);
-    return text ? text : "unreadable archive";
+    std::string what = text ? text : "unreadable archive";
+    while (!what.empty() && std::isspace(static_cast<unsigned char>(what.back()))) what.pop_back();
+    return what + " at byte " + std::to_string(damage_offset(archive)) +
+           (compressed ? " of the decompressed archive" : "");
+  }
+  // Where libarchive stopped: the input's own damage (a compressed archive's stream), or the
+  // byte of the archive it had read up to when its format went wrong.
+  uint64_t damage_offset(struct archive* archive) const {
+    if (!error.empty()) return source.damage_offset().value_or(consumed);
+    return static_cast<uint64_t>(std::max<la_int64_t>(archive_filter_bytes(archive, 0), 0));
   }
 
   ByteSource& source;
@@ -124,35 +137,41 @@ struct ArchiveInput {
   std::string error;      // the input's own read error
   std::string stopped;    // why the rest of the archive is not read
   std::string format = "archive";
+  const CountingSource* compressed = nullptr;  // the stream `source` decodes, if any
+
+  // The bytes read of the input as stored, against which expansion is measured.
+  uint64_t stored_bytes() const { return compressed ? compressed->bytes() : consumed; }
 };
 
 // One member, read straight out of the archive.
 class MemberSource final : public ByteSource {
  public:
   MemberSource(struct archive* archive, ArchiveInput& input, Budget& budget)
-      : archive_(archive), input_(input), budget_(budget), consumed_at_start_(input.consumed) {}
+      : archive_(archive), input_(input), budget_(budget), consumed_at_start_(input.stored_bytes()) {}
   Result<size_t> read(std::span<char> buffer) override {
     if (!error_.empty()) return Status::error(error_);
     la_ssize_t n = archive_read_data(archive_, buffer.data(), buffer.size());
     if (n < 0) {
       error_ = input_.error_text(archive_);
+      damage_offset_ = input_.damage_offset(archive_);
       return Status::error(error_);
     }
     auto produced = static_cast<uint64_t>(n);
     expanded_ += produced;
     input_.expanded += produced;
     budget_.expanded += produced;
-    error_ = check_limits(budget_, expanded_, input_.consumed - consumed_at_start_);
+    error_ = check_limits(budget_, expanded_, input_.stored_bytes() - consumed_at_start_);
     if (!error_.empty()) {
       input_.expanded -= expanded_;  // rejected: it must not make the next members look like bombs
     } else {
-      std::string whole = check_limits(budget_, input_.expanded, input_.consumed);
+      std::string whole = check_limits(budget_, input_.expanded, input_.stored_bytes());
       if (!whole.empty()) error_ = input_.stopped = whole;
     }
     if (!error_.empty()) return Status::error(error_);
     return static_cast<size_t>(n);
   }
   std::string format() const override { return input_.format; }
+  std::optional<uint64_t> damage_offset() const override { return damage_offset_; }
   bool failed() const { return !error_.empty(); }
 
  private:
@@ -162,6 +181,7 @@ class MemberSource final : public ByteSource {
   uint64_t consumed_at_start_;
   uint64_t expanded_ = 0;
   std::string error_;
+  std::optional<uint64_t> damage_offset_;  // not set for a limit
 };
 
 struct ArchiveDeleter {
@@ -171,19 +191,13 @@ using ArchivePtr = std::unique_ptr<struct archive, ArchiveDeleter>;
 
 // The first bytes of a compressed stream, decompressed (as many as `prefix` yields, up to 512).
 std::string decompressed_head(const std::string& prefix) {
-  ArchivePtr archive(archive_read_new());
-  archive_read_support_filter_all(archive.get());
-  archive_read_support_format_raw(archive.get());
-  struct archive_entry* entry = nullptr;
+  auto decoded = decoding_source(memory_source(prefix, false), compression_of(prefix));
   std::string head(512, '\0');
   size_t filled = 0;
-  if (archive_read_open_memory(archive.get(), prefix.data(), prefix.size()) == ARCHIVE_OK &&
-      archive_read_next_header(archive.get(), &entry) == ARCHIVE_OK) {
-    while (filled < head.size()) {
-      la_ssize_t n = archive_read_data(archive.get(), head.data() + filled, head.size() - filled);
-      if (n <= 0) break;
-      filled += static_cast<size_t>(n);
-    }
+  while (filled < head.size()) {
+    auto n = decoded->read(std::span<char>(head.data() + filled, head.size() - filled));
+    if (!n || *n == 0) break;
+    filled += *n;
   }
   head.resize(filled);
   return head;
@@ -202,21 +216,15 @@ Content classify(const std::string& prefix) {
   return is_tar(decompressed_head(prefix)) ? Content::archive : Content::compressed;
 }
 
-std::string short_format_name(struct archive* archive) {
+// "tar", "zip", "tar.gz", ...: `compression` is the stream the archive was decoded from, or "".
+std::string short_format_name(struct archive* archive, std::string_view compression) {
   std::string format =
       (archive_format(archive) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP ? "zip" : "tar";
-  switch (archive_filter_code(archive, 0)) {
-    case ARCHIVE_FILTER_GZIP:
-      return format + ".gz";
-    case ARCHIVE_FILTER_ZSTD:
-      return format + ".zst";
-    case ARCHIVE_FILTER_XZ:
-      return format + ".xz";
-    case ARCHIVE_FILTER_BZIP2:
-      return format + ".bz2";
-    default:
-      return format;
-  }
+  if (compression == "gzip") return format + ".gz";
+  if (compression == "zstd") return format + ".zst";
+  if (compression == "xz") return format + ".xz";
+  if (compression == "bzip2") return format + ".bz2";
+  return format;
 }
 
 struct Walk {
@@ -228,16 +236,20 @@ struct Walk {
 void read_stream(const std::string& name, std::optional<int> rank_hint, ByteSource& raw, int depth,
                  Walk& walk);
 
-void read_archive(const std::string& name, std::optional<int> rank_hint, ByteSource& source, int depth,
-                  Walk& walk) {
+// `source` holds the archive's own bytes; when they were decoded from a compressed stream,
+// `compressed` counts that stream's bytes. libarchive reads the format only, so that damage in a
+// compressed stream costs only what lies after it (stream_decoder.hpp).
+void read_archive(const std::string& name, std::optional<int> rank_hint, ByteSource& source,
+                  const CountingSource* compressed, int depth, Walk& walk) {
   ArchiveInput input(source);
+  input.compressed = compressed;
+  std::string compression = compressed ? source.format() : "";
   ArchivePtr archive(archive_read_new());
-  archive_read_support_filter_all(archive.get());
   archive_read_support_format_tar(archive.get());
   archive_read_support_format_zip_streamable(archive.get());
   if (archive_read_open(archive.get(), &input, nullptr, &ArchiveInput::read_callback, nullptr) !=
       ARCHIVE_OK) {
-    walk.skip({name, input.error_text(archive.get())});
+    walk.skip({name, input.error_text(archive.get()), input.damage_offset(archive.get())});
     return;
   }
   std::string last_member;
@@ -251,11 +263,11 @@ void read_archive(const std::string& name, std::optional<int> rank_hint, ByteSou
       // A member that failed has said why already; the archive cannot go on after it.
       if (!last_failed) {
         std::string where = last_member.empty() ? "" : " (after " + last_member + ")";
-        walk.skip({name, input.error_text(archive.get()) + where});
+        walk.skip({name, input.error_text(archive.get()) + where, input.damage_offset(archive.get())});
       }
       return;
     }
-    if (members == 0) input.format = short_format_name(archive.get());
+    if (members == 0) input.format = short_format_name(archive.get(), compression);
     const char* path = archive_entry_pathname_utf8(entry);
     if (!path) path = archive_entry_pathname(entry);
     std::string raw_member_path = path ? path : "";
@@ -300,13 +312,20 @@ void read_stream(const std::string& name, std::optional<int> rank_hint, ByteSour
   }
   prefix.resize(filled);
   Content content = classify(prefix);
+  std::string replayed_head = prefix.substr(0, 8);
   auto replayed = replay_source(std::move(prefix), counted);
   if (content == Content::archive) {
     if (depth >= 2) {
       walk.skip({name, "archive inside an archive inside an archive, not read (one level of nesting is)"});
       return;
     }
-    read_archive(name, rank_hint, *replayed, depth + 1, walk);
+    std::string_view compression = compression_of(replayed_head);
+    if (compression.empty()) {
+      read_archive(name, rank_hint, *replayed, nullptr, depth + 1, walk);
+      return;
+    }
+    auto decoded = decoding_source(std::move(replayed), compression);
+    read_archive(name, rank_hint, *decoded, &counted, depth + 1, walk);
     return;
   }
   SourceInfo info;

@@ -1,6 +1,5 @@
 #include "ingest/byte_source.hpp"
 
-#include <archive.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,9 +7,9 @@
 #include <cerrno>
 #include <cstring>
 #include <string_view>
-#include <vector>
 
 #include "ingest/mapped_file.hpp"
+#include "ingest/stream_decoder.hpp"
 
 namespace faultline::ingest {
 namespace {
@@ -114,6 +113,7 @@ class ReplaySource final : public ByteSource {
   uint64_t consumed() const override { return offset_ + forwarded_; }
   void release_before(uint64_t offset) override { rest_.release_before(offset); }
   std::string in_memory_error() const override { return rest_.in_memory_error(); }
+  std::optional<uint64_t> damage_offset() const override { return rest_.damage_offset(); }
 
  private:
   std::string prefix_;
@@ -121,68 +121,6 @@ class ReplaySource final : public ByteSource {
   ByteSource& rest_;
   size_t offset_ = 0;
   uint64_t forwarded_ = 0;  // bytes read from the rest after the prefix
-};
-
-// Decodes a compressed stream with libarchive's filters ("raw" format: one stream, no
-// archive structure). Reads its input through a ReplaySource.
-class DecompressingSource final : public ByteSource {
- public:
-  DecompressingSource(std::unique_ptr<ByteSource> inner, std::string format)
-      : inner_(std::move(inner)), format_(std::move(format)), archive_(archive_read_new()) {
-    archive_read_support_filter_all(archive_);
-    archive_read_support_format_raw(archive_);
-    input_.resize(1 << 16);
-  }
-  ~DecompressingSource() override { archive_read_free(archive_); }
-  DecompressingSource(const DecompressingSource&) = delete;
-  DecompressingSource& operator=(const DecompressingSource&) = delete;
-
-  Status open() {
-    if (archive_read_open(archive_, this, nullptr, &DecompressingSource::read_callback, nullptr) !=
-            ARCHIVE_OK ||
-        archive_read_next_header(archive_, &entry_) != ARCHIVE_OK) {
-      return Status::error(error_text());
-    }
-    return Status::ok();
-  }
-
-  Result<size_t> read(std::span<char> buffer) override {
-    la_ssize_t n = archive_read_data(archive_, buffer.data(), buffer.size());
-    if (n < 0) {
-      return Status::error(error_text() + " after " + std::to_string(produced_) +
-                           " bytes of decompressed data");
-    }
-    produced_ += static_cast<uint64_t>(n);
-    return static_cast<size_t>(n);
-  }
-
-  std::string format() const override { return format_; }
-
- private:
-  static la_ssize_t read_callback(struct archive*, void* self_ptr, const void** block) {
-    auto* self = static_cast<DecompressingSource*>(self_ptr);
-    auto n = self->inner_->read(self->input_);
-    if (!n) {
-      self->inner_error_ = n.status().message();
-      return -1;
-    }
-    *block = self->input_.data();
-    return static_cast<la_ssize_t>(*n);
-  }
-
-  std::string error_text() const {
-    if (!inner_error_.empty()) return inner_error_;
-    const char* text = archive_error_string(archive_);
-    return std::string(format_) + " stream: " + (text ? text : "unreadable");
-  }
-
-  std::unique_ptr<ByteSource> inner_;
-  std::string format_;
-  struct archive* archive_;
-  struct archive_entry* entry_ = nullptr;
-  std::vector<char> input_;
-  std::string inner_error_;
-  uint64_t produced_ = 0;
 };
 
 }  // namespace
@@ -219,9 +157,7 @@ Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw) {
   std::string_view compression = compression_of(head);
   auto prefixed = std::make_unique<ReplaySource>(std::move(head), std::move(raw));
   if (compression.empty()) return std::unique_ptr<ByteSource>(std::move(prefixed));
-  auto decoder = std::make_unique<DecompressingSource>(std::move(prefixed), std::string(compression));
-  if (Status status = decoder->open(); !status) return status;
-  return std::unique_ptr<ByteSource>(std::move(decoder));
+  return decoding_source(std::move(prefixed), compression);
 }
 
 Result<std::unique_ptr<ByteSource>> open_path(const std::string& path) {

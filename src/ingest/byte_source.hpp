@@ -1,11 +1,12 @@
 // ByteSource: the one interface ingest reads through, so tests can feed memory. Sources
-// for files, stdin and memory, and a decompressing source (libarchive filters: gzip, zstd,
-// xz, bzip2) chosen by content, never by file name. Not thread-safe; one reader each.
+// for files, stdin and memory, and a decompressing source (gzip, zstd, xz, bzip2:
+// stream_decoder.hpp) chosen by content, never by file name. Not thread-safe; one reader each.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,6 +34,11 @@ class ByteSource {
   // Why the bytes of in_memory() are not the input's (the file shrank under its mapping); empty
   // when they are.
   virtual std::string in_memory_error() const { return {}; }
+  // After a read failed on damaged data (a truncated or corrupt compressed stream, a damaged
+  // archive member): the byte of the damaged stream where it lies, counted in that stream's
+  // own bytes (the compressed file's, the archive's). Empty otherwise; the read error's message
+  // names the stream.
+  virtual std::optional<uint64_t> damage_offset() const { return std::nullopt; }
 };
 
 // Opens a file, or "-" for stdin, and decodes compression detected from its first bytes.
@@ -40,7 +46,8 @@ class ByteSource {
 Result<std::unique_ptr<ByteSource>> open_path(const std::string& path);
 // Opens a file, or "-" for stdin, as it is: no decoding (inputs.cpp sniffs archives first).
 Result<std::unique_ptr<ByteSource>> open_file(const std::string& path);
-// Wraps a source, decoding compression detected from its first bytes.
+// Wraps a source, decoding compression detected from its first bytes. Damage in the stream
+// shows only when it is reached: the bytes before it are read first (stream_decoder.hpp).
 Result<std::unique_ptr<ByteSource>> decode(std::unique_ptr<ByteSource> raw);
 // A source over bytes the caller keeps alive; with `lend`, readers take views of them.
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes, bool lend = true);

@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ingest/byte_source.hpp"
@@ -19,8 +21,13 @@
 namespace faultline::ingest {
 
 struct Skipped {
+  Skipped() = default;
+  Skipped(std::string source_name, std::string why, std::optional<uint64_t> damage_offset = std::nullopt)
+      : source(std::move(source_name)), reason(std::move(why)), offset(damage_offset) {}
+
   std::string source;
   std::string reason;
+  std::optional<uint64_t> offset;  // the byte where damage stopped the reading (a damaged archive)
 };
 
 struct InputList {

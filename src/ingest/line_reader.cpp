@@ -155,9 +155,9 @@ bool LineReader::fill() {
   size_t got = 0;
   while (got < want) {
     auto n = source_.read(std::span<char>(buffer_.get() + end_ + got, want - got));
-    if (!n) {
+    if (!n) {  // the bytes got before the error are read all the same
       status_ = Status::error(n.status().message());
-      return false;
+      break;
     }
     if (*n == 0) {
       at_eof_ = true;  // never read again: a terminal gives one end of file per Ctrl-D
@@ -231,8 +231,9 @@ bool LineReader::next(Record& record) {
       }
     } else if (fill()) {
       continue;
-    } else if (end_ > begin_ && status_) {
-      // The last line has no newline. fill() may have moved the bytes: read them afresh.
+    } else if (end_ > begin_) {
+      // The last line has no newline, or reading stopped in it (the bytes before damage are
+      // read too). fill() may have moved the bytes: read them afresh.
       offset = begin_;
       line = std::string_view(data() + begin_, end_ - begin_);
       begin_ = end_;

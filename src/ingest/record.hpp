@@ -35,6 +35,9 @@ struct SourceInfo {
   uint64_t bad_lines = 0;      // envelope records that could not be decoded, skipped
   std::string first_bad_line;  // "17: not valid JSON, line skipped"
   std::string error;           // set when reading stopped early
+  // When damage stopped it (a truncated or corrupt compressed stream, a damaged archive member):
+  // the byte of the damaged stream where it lies (ByteSource::damage_offset).
+  std::optional<uint64_t> error_offset;
 };
 
 }  // namespace faultline::ingest

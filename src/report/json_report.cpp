@@ -233,6 +233,7 @@ void write_inputs(JsonWriter& json, const RunReport& report) {
     if (source.lines_cut) json.key("lines_cut").number(static_cast<int64_t>(source.lines_cut));
     if (source.bad_lines) json.key("bad_lines").number(static_cast<int64_t>(source.bad_lines));
     if (!source.error.empty()) json.key("error").string(source.error);
+    if (source.error_offset) json.key("error_offset").number(static_cast<int64_t>(*source.error_offset));
     json.end_object();
   }
   json.end_array();
@@ -241,6 +242,7 @@ void write_inputs(JsonWriter& json, const RunReport& report) {
     json.begin_object();
     json.key("source").string(skipped.source);
     json.key("reason").string(skipped.reason);
+    if (skipped.offset) json.key("offset").number(static_cast<int64_t>(*skipped.offset));
     json.end_object();
   }
   json.end_array();

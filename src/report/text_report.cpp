@@ -483,6 +483,10 @@ std::string render_text(const RunReport& report, const TextOptions& options) {
     if (source.lines_cut) {
       out += "note: " + source.name + ": " + std::to_string(source.lines_cut) + " overlong line(s) cut\n";
     }
+    if (source.error_offset) {
+      out += "note: " + source.name + ": read stopped: " + source.error + "; the " +
+             std::to_string(source.bytes) + " bytes before it were analysed\n";
+    }
   }
   return out;
 }

@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ingest/byte_source.hpp"
@@ -92,12 +94,18 @@ std::string make_archive(const std::vector<Member>& members, const std::string& 
   return bytes;
 }
 
-// One compressed stream, no archive structure: what `gzip file` makes.
-std::string compress(const std::string& content, const std::string& filter) {
+// One compressed stream, no archive structure: what `gzip file` makes. `level` is the
+// filter's compression-level option ("1": bzip2's 100 kB blocks), when not empty.
+std::string compress(const std::string& content, const std::string& filter, const std::string& level = "") {
   struct archive* archive = archive_write_new();
   archive_write_set_format_raw(archive);
   if (filter == "gzip") archive_write_add_filter_gzip(archive);
   if (filter == "zstd") archive_write_add_filter_zstd(archive);
+  if (filter == "xz") archive_write_add_filter_xz(archive);
+  if (filter == "bzip2") archive_write_add_filter_bzip2(archive);
+  if (!level.empty())
+    REQUIRE(archive_write_set_filter_option(archive, nullptr, "compression-level", level.c_str()) ==
+            ARCHIVE_OK);
   std::string bytes(content.size() + 65536, '\0');
   size_t used = 0;
   REQUIRE(archive_write_open_memory(archive, bytes.data(), bytes.size(), &used) == ARCHIVE_OK);
@@ -124,6 +132,7 @@ struct Visited {
   std::string content;
   std::string error;  // the source's read error, "" when it read to the end
   std::string format;
+  std::optional<uint64_t> damage;  // the source's damage_offset() after its last read
 };
 
 struct Walked {
@@ -142,7 +151,7 @@ Walked walk(const std::string& path, const ExpansionLimits& limits = {}) {
   faultline::ingest::for_each_source(
       path,
       [&](faultline::ingest::SourceInfo info, faultline::ingest::ByteSource& source) {
-        Visited visited{info.name, info.rank_hint, {}, {}, source.format()};
+        Visited visited{info.name, info.rank_hint, {}, {}, source.format(), {}};
         std::vector<char> buffer(4096);
         for (;;) {
           auto n = source.read(buffer);
@@ -153,6 +162,7 @@ Walked walk(const std::string& path, const ExpansionLimits& limits = {}) {
           if (*n == 0) break;
           visited.content.append(buffer.data(), *n);
         }
+        visited.damage = source.damage_offset();
         walked.sources.push_back(std::move(visited));
       },
       [&](faultline::ingest::Skipped skipped) {
@@ -199,14 +209,19 @@ TEST_CASE("archive: a tar.gz is read member by member, named and ranked from the
 
 TEST_CASE("archive: tar.zst, tar.xz, tar.bz2 and zip are recognised by content, not by name") {
   TempDir dir;
-  for (auto [format, filter, expected] :
-       {std::tuple{"tar", "zstd", "tar.zst"}, std::tuple{"tar", "xz", "tar.xz"},
-        std::tuple{"tar", "bzip2", "tar.bz2"}, std::tuple{"zip", "none", "zip"},
-        std::tuple{"tar", "none", "tar"}}) {
+  struct Packing {
+    const char* format;
+    const char* filter;
+    const char* expected;  // the format ingest names
+  };
+  for (const Packing& packing :
+       {Packing{"tar", "zstd", "tar.zst"}, Packing{"tar", "xz", "tar.xz"}, Packing{"tar", "bzip2", "tar.bz2"},
+        Packing{"zip", "none", "zip"}, Packing{"tar", "none", "tar"}}) {
+    const char* expected = packing.expected;
     CAPTURE(expected);
     std::string path = dir / (std::string("misnamed-") + expected + ".log");
-    write_file(path, make_archive({{"logs/rank3.log", kHeadsError}, {"slurm-77-5.out", "task 5\n"}}, format,
-                                  filter));
+    write_file(path, make_archive({{"logs/rank3.log", kHeadsError}, {"slurm-77-5.out", "task 5\n"}},
+                                  packing.format, packing.filter));
     auto walked = walk(path);
     CHECK(walked.names() == Names{path + ":logs/rank3.log", path + ":slurm-77-5.out"});
     REQUIRE(walked.sources.size() == 2);
@@ -262,15 +277,142 @@ TEST_CASE("archive: a truncated tar.gz keeps what was read and names the member 
   std::string bytes = make_archive(
       {{"0/stderr.log", "rank 0 is fine\n"}, {"3/stderr.log", big}, {"4/stderr.log", "x\n"}}, "tar", "gzip");
   std::string path = dir / "run.tar.gz";
-  write_file(path, bytes.substr(0, bytes.size() / 2));
+  std::string cut = bytes.substr(0, bytes.size() / 2);
+  write_file(path, cut);
   auto walked = walk(path);
   CHECK(walked.names() == Names{path + ":0/stderr.log", path + ":3/stderr.log"});
   REQUIRE(walked.sources.size() == 2);
   CHECK(walked.sources[0].error == "");
-  CHECK(walked.sources[1].error == "truncated gzip input");
+  CHECK(walked.sources[1].error == "gzip stream truncated at byte " + std::to_string(cut.size()));
+  CHECK(walked.sources[1].damage == cut.size());
   CHECK(walked.sources[1].content.size() > 100000);
   CHECK(big.starts_with(walked.sources[1].content));
   CHECK(walked.skipped.empty());  // the member has said why; nothing is reported twice
+}
+
+namespace {
+
+const std::string kOomLine =
+    "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
+    "capacity of 79.10 GiB of which 1.20 GiB is free.\n";
+
+// A log whose OOM line comes early, then `after` lines that do not compress to nothing.
+std::string log_with_early_oom(int after) {
+  return numbered_lines(10, "before the failure") + kOomLine + numbered_lines(after, "after the failure");
+}
+
+// What walk() read of one damaged single-stream file holding `log`: the bytes before the
+// damage, the OOM line among them, and the damage's offset in the error and damage_offset().
+void check_salvaged(const Walked& walked, const std::string& log, const std::string& error_start) {
+  REQUIRE(walked.sources.size() == 1);
+  const Visited& source = walked.sources[0];
+  REQUIRE(source.damage.has_value());
+  CHECK(source.error.starts_with(error_start + " at byte " + std::to_string(*source.damage)));
+  CHECK(log.starts_with(source.content));
+  CHECK(source.content.find(kOomLine) != std::string::npos);
+  CHECK(walked.skipped.empty());
+}
+
+}  // namespace
+
+TEST_CASE("damage: a truncated .gz gives every byte decoded before the cut, and the cut's offset") {
+  TempDir dir;
+  std::string log = log_with_early_oom(200);  // 20 kB: less than one of libarchive's blocks
+  std::string gz = compress(log, "gzip");
+  std::string cut = gz.substr(0, gz.size() - 12);  // the trailer and the end of the last block
+  write_file(dir / "rank3.log.gz", cut);
+  auto walked = walk(dir / "rank3.log.gz");
+  check_salvaged(walked, log, "gzip stream truncated");
+  CHECK(walked.sources[0].damage == cut.size());
+  // Only what the missing bytes held is lost: deflate gives out what it has decoded as it goes.
+  CHECK(walked.sources[0].content.size() + 1024 > log.size());
+}
+
+TEST_CASE("damage: a .zst frame with a bad checksum gives all it decoded, then the checksum error") {
+  TempDir dir;
+  std::string log = log_with_early_oom(200);
+  ZSTD_CCtx* context = ZSTD_createCCtx();
+  REQUIRE(!ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1)));
+  std::string zst(ZSTD_compressBound(log.size()), '\0');
+  size_t size = ZSTD_compress2(context, zst.data(), zst.size(), log.data(), log.size());
+  ZSTD_freeCCtx(context);
+  REQUIRE(!ZSTD_isError(size));
+  zst.resize(size);
+  zst.back() = static_cast<char>(zst.back() ^ 0x5a);  // the frame's checksum ends it
+  write_file(dir / "rank3.log.zst", zst);
+  auto walked = walk(dir / "rank3.log.zst");
+  check_salvaged(walked, log, "zstd stream damaged");
+  CHECK(walked.sources[0].error.ends_with(": Restored data doesn't match checksum"));
+  CHECK(walked.sources[0].content == log);
+  CHECK(walked.sources[0].damage == zst.size() - 4);  // where the checksum starts
+}
+
+TEST_CASE("damage: a truncated .xz and a truncated .bz2 give their blocks before the cut") {
+  TempDir dir;
+  std::string log = log_with_early_oom(6000);  // bzip2 at level 1 cuts 100 kB blocks: several
+  struct Compression {
+    const char* filter;
+    const char* level;
+    const char* name;
+  };
+  for (const Compression& compression :
+       {Compression{"xz", "", "rank3.log.xz"}, Compression{"bzip2", "1", "rank3.log.bz2"}}) {
+    const auto& [filter, level, name] = compression;
+    CAPTURE(compression.filter);
+    std::string bytes = compress(log, filter, level);
+    std::string cut = bytes.substr(0, bytes.size() * 3 / 5);
+    write_file(dir / name, cut);
+    auto walked = walk(dir / name);
+    check_salvaged(walked, log, std::string(filter) + " stream truncated");
+    CHECK(walked.sources[0].damage == cut.size());
+    CHECK(walked.sources[0].format == filter);
+  }
+}
+
+TEST_CASE("damage: a truncated .tar gives the members before the cut and the cut member's head") {
+  TempDir dir;
+  std::string big = numbered_lines(20000, "filler");
+  std::string bytes = make_archive(
+      {{"3/stderr.log", kOomLine}, {"4/stderr.log", big}, {"5/stderr.log", "x\n"}}, "tar", "none");
+  std::string cut = bytes.substr(0, bytes.size() / 2);
+  write_file(dir / "run.tar", cut);
+  auto walked = walk(dir / "run.tar");
+  REQUIRE(walked.sources.size() == 2);
+  CHECK(walked.sources[0].content == kOomLine);
+  CHECK(walked.sources[0].error == "");
+  const Visited& damaged = walked.sources[1];
+  REQUIRE(damaged.damage.has_value());
+  CHECK(*damaged.damage == cut.size());
+  CHECK(damaged.error == "Truncated tar archive at byte " + std::to_string(cut.size()));
+  CHECK(big.starts_with(damaged.content));
+  CHECK(damaged.content.size() + 8192 > cut.size());  // all but a few KiB
+}
+
+TEST_CASE("damage: a zip whose member is damaged keeps the members around it and names the damage") {
+  TempDir dir;
+  std::string big = numbered_lines(20000, "filler");
+  std::string bytes = make_archive(
+      {{"3/stderr.log", kOomLine}, {"4/stderr.log", big}, {"5/stderr.log", "x\n"}}, "zip", "none");
+  size_t middle = bytes.find("4/stderr.log") + 4096;  // inside the second member's deflate data
+  for (size_t i = 0; i < 64; ++i) bytes[middle + i] = static_cast<char>(bytes[middle + i] ^ 0xa5);
+  write_file(dir / "run.zip", bytes);
+  auto walked = walk(dir / "run.zip");
+  REQUIRE(walked.sources.size() >= 2);
+  CHECK(walked.sources[0].content == kOomLine);
+  CHECK(walked.sources[0].error == "");
+  const Visited& damaged = walked.sources[1];
+  REQUIRE(damaged.damage.has_value());
+  CHECK(*damaged.damage > middle);  // found at the member's end, where its size and checksum are
+  CHECK(damaged.error.starts_with("ZIP uncompressed data is wrong size ("));
+  CHECK(damaged.error.ends_with(", expected " + std::to_string(big.size()) + ") at byte " +
+                                std::to_string(*damaged.damage)));
+  // Deflate decodes damaged data to wrong bytes until the member's end tells: what came before the
+  // damage is right, what follows it may not be.
+  size_t same = 0;
+  while (same < damaged.content.size() && damaged.content[same] == big[same]) ++same;
+  CHECK(same >= 4000);
+  REQUIRE(walked.sources.size() == 3);
+  CHECK(walked.sources[2].content == "x\n");
 }
 
 TEST_CASE("archive: a member over the expansion ratio stops with the reason, the next one is read") {
