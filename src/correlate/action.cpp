@@ -78,6 +78,10 @@ std::optional<int64_t> job_gpus(const Facts& facts, const std::string& cause, in
   if (!gpus && int_fact(facts, "nproc_per_node")) {
     gpus = *int_fact(facts, "nproc_per_node") * int_fact(facts, "nnodes").value_or(1);
   }
+  if (!gpus && int_fact(facts, "node_gpus")) {
+    // A GPU table (nvidia-smi) of one node, times the nodes where the job states them.
+    gpus = *int_fact(facts, "node_gpus") * int_fact(facts, "nnodes").value_or(1);
+  }
   if (!gpus && cause != "tp.size_exceeds_gpus" && int_fact(facts, "tp")) {
     auto tp = *int_fact(facts, "tp");
     gpus = std::max(tp * int_fact(facts, "pp").value_or(1) * int_fact(facts, "dp").value_or(1), ranks);

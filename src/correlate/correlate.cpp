@@ -335,6 +335,10 @@ Facts diagnosis_facts(const FindingGroup& chosen, const std::vector<FindingGroup
   return facts;
 }
 
+bool has_job_fact(const std::vector<JobFact>& facts, std::string_view name) {
+  return std::any_of(facts.begin(), facts.end(), [name](const JobFact& fact) { return fact.name == name; });
+}
+
 // The names of the sizes the catalogue gives, as facts.
 void add_catalogue_facts(const tp::CatalogueModel& model, std::vector<JobFact>& out) {
   const tp::Geometry& g = model.geometry;
@@ -343,8 +347,7 @@ void add_catalogue_facts(const tp::CatalogueModel& model, std::vector<JobFact>& 
         std::pair{"ffn", g.ffn}, std::pair{"moe_ffn", g.moe_ffn}, std::pair{"experts", g.experts},
         std::pair{"vocab", g.vocab}, std::pair{"layers", g.layers}}) {
     if (!size) continue;
-    bool stated = std::any_of(out.begin(), out.end(), [&](const JobFact& fact) { return fact.name == name; });
-    if (!stated) out.push_back({name, Value(*size), {}, model.id});
+    if (!has_job_fact(out, name)) out.push_back({name, Value(*size), {}, model.id});
   }
 }
 
@@ -358,15 +361,23 @@ std::vector<JobFact> collect_job_facts(const std::vector<Finding>& findings) {
   std::stable_sort(stated.begin(), stated.end(),
                    [](const Finding* a, const Finding* b) { return a->sequence < b->sequence; });
   std::vector<JobFact> out;
+  // A GPU table's rows (nvidia-smi) each state one GPU's index: the GPUs of a node are the
+  // highest index plus one, stated where that row is.
+  std::optional<JobFact> node_gpus;
   for (const Finding* finding : stated) {
+    rules::Evidence where = finding->evidence.empty() ? rules::Evidence{} : finding->evidence.front();
     for (const auto& [name, value] : finding->facts) {
-      bool known =
-          std::any_of(out.begin(), out.end(), [&](const JobFact& fact) { return fact.name == name; });
-      if (known) continue;
-      out.push_back(
-          {name, value, finding->evidence.empty() ? rules::Evidence{} : finding->evidence.front(), ""});
+      if (name == "gpu_index") {
+        auto index = std::get_if<int64_t>(&value);
+        if (index && *index >= 0 && (!node_gpus || std::get<int64_t>(node_gpus->value) <= *index))
+          node_gpus = JobFact{"node_gpus", Value(*index + 1), where, ""};
+        continue;
+      }
+      if (has_job_fact(out, name)) continue;
+      out.push_back({name, value, where, ""});
     }
   }
+  if (node_gpus && !has_job_fact(out, "node_gpus")) out.push_back(std::move(*node_gpus));
   std::vector<std::string> models;
   for (const auto& fact : out) {
     if (fact.name == "model" && std::holds_alternative<std::string>(fact.value))

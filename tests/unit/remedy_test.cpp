@@ -239,3 +239,31 @@ TEST_CASE(
   CHECK_FALSE(action.suggest);
   CHECK(faultline::correlate::checkpoint_remedy(action).empty());
 }
+
+TEST_CASE("an nvidia-smi table counts the node's GPUs for a layout that does not fit them") {
+  for (int64_t node_gpus : {2, 4}) {
+    CAPTURE(node_gpus);
+    std::string log =
+        "INFO 11-29 10:22:31 llm_engine.py:237] Initializing an LLM engine with config: "
+        "model='Qwen/Qwen2.5-7B-Instruct', tensor_parallel_size=8, pipeline_parallel_size=1\n"
+        "+-----------------------------------------+------------------------+----------------------+\n";
+    for (int64_t index = 0; index < node_gpus; ++index) {
+      log += "|   " + std::to_string(index) +
+             "  NVIDIA A100-SXM4-80GB          On  |   00000000:" + std::to_string(10 + index) +
+             ":00.0 Off |                    0 |\n";
+      log += "| N/A   34C    P0             70W /  400W |       4MiB /  81920MiB |      0%      Default |\n";
+    }
+    log += "ValueError: please set tensor_parallel_size to less than max local gpu count\n";
+    auto analysis = analyse(log);
+    REQUIRE(analysis.diagnosis);
+    CHECK(analysis.diagnosis->cause == "tp.size_exceeds_gpus");
+    const auto& action = analysis.diagnosis->action;
+    CHECK(action.gpus == node_gpus);
+    REQUIRE(action.suggest);
+    CHECK(action.suggest->tp * action.suggest->pp * action.suggest->dp == node_gpus);
+    auto stated = std::find_if(analysis.job_facts.begin(), analysis.job_facts.end(),
+                               [](const auto& fact) { return fact.name == "node_gpus"; });
+    REQUIRE(stated != analysis.job_facts.end());
+    CHECK(stated->where.line == static_cast<uint64_t>(3 + 2 * (node_gpus - 1)));
+  }
+}
