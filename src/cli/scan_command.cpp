@@ -172,6 +172,7 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
   // (rules::Engine::sparse_screen, job/job_runner.cpp); jobs read with the prebuilt screen until
   // then (the reports are the same).
   scan::Summary summary;
+  if (!options.shard.empty()) summary.set_shard(*shard);
   std::mutex output_mutex;  // guards `out` and `summary`
   for (const auto& skip : plan.skipped) {
     out.out(scan::skipped_line(skip));

@@ -159,6 +159,15 @@ Result<ScanLine> parse_line(std::string_view line) {
   ScanLine out;
   if (type == "summary") {
     out.type = LineType::kSummary;
+    element shard;
+    if (object["shard"].get(shard) == simdjson::SUCCESS) {
+      uint64_t index = 0, count = 0;
+      if (shard["index"].get_uint64().get(index) != simdjson::SUCCESS ||
+          shard["count"].get_uint64().get(count) != simdjson::SUCCESS || count == 0 || index >= count ||
+          count > UINT32_MAX)
+        return Status::error("summary line whose \"shard\" is not {\"index\": I, \"count\": N} with I < N");
+      out.shard = Shard{static_cast<uint32_t>(index), static_cast<uint32_t>(count)};
+    }
     return out;
   }
   if (type == "skipped") {

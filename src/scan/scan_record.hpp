@@ -5,7 +5,8 @@
 //    "fingerprint", "template", "example_line", "fingerprints", "hosts", "failing_hosts", "files", "members",
 //    "inputs", "skipped", "bytes", "lines", "error", "report": {faultline.report/1 of this job}}
 //   {"type":"skipped", "key", "source", "reason"}   an input that belongs to no job
-//   {"type":"summary", ...}                         the last line (summary.hpp)
+//   {"type":"summary", ...}                         the last line (summary.hpp), with the
+//                                                   scan's "shard": {"index", "count"} if any
 //
 // The report holds the job's inputs and skipped sources with their reasons; the counts
 // beside it are for readers with jq. Nothing here is thread-safe; every function is reentrant.
@@ -20,6 +21,7 @@
 #include "base/status.hpp"
 #include "ingest/inputs.hpp"
 #include "scan/job_plan.hpp"
+#include "scan/shard.hpp"
 
 namespace faultline::scan {
 
@@ -58,8 +60,9 @@ std::string skipped_line(const PlannedSkip& skip);
 enum class LineType { kJob, kSkipped, kSummary };
 struct ScanLine {
   LineType type = LineType::kJob;
-  JobRecord job;     // kJob
-  PlannedSkip skip;  // kSkipped
+  JobRecord job;               // kJob
+  PlannedSkip skip;            // kSkipped
+  std::optional<Shard> shard;  // kSummary: the shard the scan ran as (--shard I/N), if any
 };
 // Reads a line written by job_line, skipped_line or the summary. The counts of a job come
 // from its report, not from the copies beside it.

@@ -78,6 +78,12 @@ std::string Summary::to_json() const {
   json.begin_object();
   json.key("type").string("summary");
   json.key("schema").string("faultline.scan/1");
+  if (shard_) {
+    json.key("shard").begin_object();
+    json.key("index").number(int64_t{shard_->index});
+    json.key("count").number(int64_t{shard_->count});
+    json.end_object();
+  }
   json.key("totals").begin_object();
   json.key("jobs").number(static_cast<int64_t>(jobs_));
   json.key("diagnosed").number(static_cast<int64_t>(diagnosed_));

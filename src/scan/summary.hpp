@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "scan/scan_record.hpp"
+#include "scan/shard.hpp"
 
 namespace faultline::scan {
 
@@ -25,6 +27,9 @@ class Summary {
   uint64_t failed() const { return failed_.size(); }
   uint64_t skipped() const { return skipped_.size(); }
   uint64_t read_errors() const { return read_errors_; }
+  // The shard this summary is of (scan --shard I/N), written in its JSON so that merge can tell
+  // which shards it was given and which are missing.
+  void set_shard(Shard shard) { shard_ = shard; }
 
   // {"type":"summary","schema":"faultline.scan/1",...} on one line, with its '\n'.
   std::string to_json() const;
@@ -52,6 +57,7 @@ class Summary {
   std::set<std::string> no_diagnosis_;
   std::map<std::string, std::string> failed_;              // job -> why
   std::set<std::pair<std::string, std::string>> skipped_;  // (source, reason)
+  std::optional<Shard> shard_;
 };
 
 }  // namespace faultline::scan

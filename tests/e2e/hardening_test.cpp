@@ -9,6 +9,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -74,6 +77,72 @@ TEST_CASE("a huge envelope record: a valid 1 MiB journald record is decoded and 
   RunResult run = run_faultline({"diagnose", "--format", "json", log});
   CHECK(run.err.find("not valid JSON") == std::string::npos);
   CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+}
+
+namespace {
+
+// A log whose OOM comes first, then enough healthy lines that the compressed file has several
+// deflate blocks or zstd blocks after it.
+std::string oom_then_steps() {
+  std::string text = std::string("[rank3]: step 0\n") + kOomLine + "\n";
+  for (int i = 1; i <= 3000; ++i) text += "[rank3]: step " + std::to_string(i * 7919 % 100003) + " loss ok\n";
+  return text;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("truncated gz: the OOM before the cut is diagnosed, and the cut is reported with its offset") {
+  Scratch scratch;
+  std::string log = scratch.write("run/rank3.log", oom_then_steps());
+  REQUIRE(shell("gzip -n -c " + shell_quoted(log) + " > " + shell_quoted(log + ".gz")).first == 0);
+  std::filesystem::remove(log);
+  std::string gz = log + ".gz";
+  uint64_t cut = std::filesystem::file_size(gz) / 2;
+  std::filesystem::resize_file(gz, cut);
+  std::string damage = gz + ": read stopped: gzip stream truncated at byte " + std::to_string(cut) + "; the ";
+
+  RunResult run = run_faultline({"diagnose", "--format", "json", gz});
+  CHECK(run.exit_code == 1);  // a diagnosis, though the input was read in part
+  CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+  CHECK(run.out.find("\"error_offset\": " + std::to_string(cut) + "\n") != std::string::npos);
+  CHECK(run.err.starts_with("faultline: " + damage));
+  CHECK(run.err.ends_with(" bytes before it were analysed\n"));
+
+  RunResult text = run_faultline({"diagnose", "--color", "never", gz});
+  CHECK(text.exit_code == 1);
+  CHECK(text.out.find("\nnote: " + damage) != std::string::npos);
+
+  RunResult scan = run_faultline({"scan", "-q", scratch.path("run")});
+  CHECK(scan.exit_code == 2);  // scan counts a read error as an input error (README)
+  CHECK(scan.out.find("\"status\":\"diagnosed\"") != std::string::npos);
+  CHECK(scan.out.find("\"error_offset\":" + std::to_string(cut) + "}") != std::string::npos);
+}
+
+TEST_CASE("bad zstd checksum: every byte before the frame's checksum is analysed, the mismatch named") {
+  if (shell("command -v zstd >/dev/null").first != 0) {
+    MESSAGE("zstd is not installed (tools/setup.sh with FAULTLINE_TEST_TOOLS=1): not tested");
+    return;
+  }
+  Scratch scratch;
+  std::string text = oom_then_steps();
+  std::string log = scratch.write("rank3.log", text);
+  std::string zst = log + ".zst";
+  REQUIRE(shell("zstd -q --check -c " + shell_quoted(log) + " > " + shell_quoted(zst)).first == 0);
+  std::string bytes = file_bytes(zst);
+  bytes.back() = static_cast<char>(bytes.back() ^ 0x5a);  // the checksum is the frame's last 4 bytes
+  scratch.write("rank3.log.zst", bytes);
+
+  RunResult run = run_faultline({"diagnose", "--format", "json", zst});
+  CHECK(run.exit_code == 1);
+  CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+  CHECK(run.err == "faultline: " + zst + ": read stopped: zstd stream damaged at byte " +
+                       std::to_string(bytes.size() - 4) + ": Restored data doesn't match checksum; the " +
+                       std::to_string(text.size()) + " bytes before it were analysed\n");
 }
 
 TEST_CASE("a FIFO argument does not block the run; the inputs after it are read") {
@@ -185,6 +254,40 @@ TEST_CASE("merge of a shard given twice warns once for the file, and not at all 
   RunResult quiet = run_faultline({"merge", "-q", "--format", "text", shard, again});
   CHECK(quiet.err == "");
   CHECK(quiet.out == merged.out);
+}
+
+TEST_CASE("merge of shards with one missing warns once for it, and not at all with -q") {
+  Scratch scratch;
+  for (int i = 0; i < 12; ++i)
+    scratch.write("logs/run-" + std::to_string(i) + "/rank3.log", std::string(kOomLine) + "\n");
+  std::vector<std::string> files;
+  for (int index : {0, 1, 3}) {
+    std::string shard = std::to_string(index) + "/4";
+    RunResult scan = run_faultline({"scan", "-q", "-j", "1", "--shard", shard, scratch.path("logs")});
+    CHECK(scan.out.find("\"type\":\"summary\",\"schema\":\"faultline.scan/1\",\"shard\":{\"index\":" +
+                        std::to_string(index) + ",\"count\":4}") != std::string::npos);
+    files.push_back(scratch.write("shard" + std::to_string(index) + ".jsonl", scan.out));
+  }
+  const std::string missing =
+      "faultline: shard 2/4 is missing: none of the files holds its summary line, so its jobs are not "
+      "counted\n";
+  RunResult merged = run_faultline({"merge", "--format", "text", files[0], files[1], files[2]});
+  CHECK(merged.err == missing);
+  RunResult twice = run_faultline({"merge", "--format", "text", files[0], files[0], files[1]});
+  CHECK(
+      twice.err.ends_with("(a shard given twice?)\n" + missing +
+                          "faultline: shard 3/4 is missing: none of the files holds its summary line, so its "
+                          "jobs are not counted\n"));
+  RunResult quiet = run_faultline({"merge", "-q", "--format", "text", files[0], files[1], files[2]});
+  CHECK(quiet.err == "");
+  CHECK(quiet.out == merged.out);
+
+  SUBCASE("an unsharded scan's summary names no shard, and merge has nothing to warn about") {
+    RunResult whole = run_faultline({"scan", "-q", "-j", "1", scratch.path("logs")});
+    CHECK(whole.out.find("\"shard\":") == std::string::npos);
+    std::string file = scratch.write("whole.jsonl", whole.out);
+    CHECK(run_faultline({"merge", "--format", "text", file}).err == "");
+  }
 }
 
 namespace {
