@@ -125,7 +125,9 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
 
   out.out("  " + pad("cause", 30) + pad("cases", 6) + pad("right", 6) +
           "recall (any rule of the cause fired)\n");
-  for (const auto& [cause, counts] : by_cause) {
+  for (const auto& entry : by_cause) {
+    const std::string& cause = entry.first;  // not a structured binding: the lambda below takes it
+    const auto& counts = entry.second;
     size_t fired = 0;
     for (const auto& outcome : outcomes) {
       if (outcome.item->cause != cause) continue;

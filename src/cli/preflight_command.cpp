@@ -65,10 +65,10 @@ int run_preflight(const Options& options, Output& out) {
   given(shape.ffn, options.ffn);
   given(shape.vocab, options.vocab);
   given(shape.layers, options.layers);
-  report::PreflightReport report{options.config.empty() ? options.model : options.config,
-                                 shape,
-                                 {options.tp, options.pp, std::nullopt, ""},
-                                 {}};
+  preflight::Plan plan;
+  plan.tp = options.tp;
+  plan.pp = options.pp;
+  report::PreflightReport report{options.config.empty() ? options.model : options.config, shape, plan, {}};
   preflight::apply_framework(options.framework, report.plan);
   if (auto required = preflight::apply_requirements(options.require, report.plan); !required) {
     out.err("faultline: " + required.message() + "\n");

@@ -107,7 +107,7 @@ std::vector<Point> timeline_points(const correlate::JobAnalysis& job, Axis& axis
       for (const auto& mark : group.marks) {
         if (mark.rank < 0 || !mark.time.valid) continue;
         double at = clock_seconds(mark.time, with_years) - mark.clock_offset;
-        if (year_wrap && mark.time.month <= 6) at += year_wrap;
+        if (year_wrap > 0 && mark.time.month <= 6) at += year_wrap;
         timed_at.emplace_back(mark.sequence, at);
       }
     }
@@ -132,7 +132,7 @@ std::vector<Point> timeline_points(const correlate::JobAnalysis& job, Axis& axis
           mark.time.valid ? display_time(mark.time) : "line order " + std::to_string(mark.sequence);
       if (axis.by_time && mark.time.valid) {
         x = clock_seconds(mark.time, with_years) - mark.clock_offset;
-        if (year_wrap && mark.time.month <= 6) x += year_wrap;
+        if (year_wrap > 0 && mark.time.month <= 6) x += year_wrap;
       } else if (axis.by_time) {
         auto after = std::upper_bound(timed_at.begin(), timed_at.end(), std::make_pair(mark.sequence, 1e300));
         x = std::prev(after)->second;

@@ -348,12 +348,14 @@ void Renderer::unrecognised(const correlate::Diagnosis& diagnosis, const correla
 
 // Everything but the diagnosis' own group, one line per cause and role.
 void Renderer::also_seen(const correlate::JobAnalysis& job, std::string& out) const {
+  // Made from a cause and a role alone: every other member has an initializer, so that neither
+  // compiler's -Wmissing-field-initializers fires.
   struct Folded {
     std::string cause;
     rules::Role role;
-    std::set<int> ranks;
+    std::set<int> ranks{};
     size_t occurrences = 0;
-    std::string collateral_of;
+    std::string collateral_of{};
     bool in_baseline = false;
     const rules::Evidence* first = nullptr;
   };

@@ -57,9 +57,9 @@ TEST_CASE("every corpus/ case gets its expected cause, initiating rank and facts
     REQUIRE_MESSAGE(actual.parsed, actual.error);
     CHECK(actual.cause == expected.cause);
     CHECK(actual.initiating_rank == expected.initiating_rank);
-    for (const auto& [name, value] : expected.facts) {
-      INFO("fact ", name);
-      CHECK(actual.facts[name] == value);
+    for (const auto& fact : expected.facts) {
+      INFO("fact ", fact.first);
+      CHECK(actual.facts[fact.first] == fact.second);
     }
   }
 }

@@ -226,19 +226,22 @@ TEST_CASE("a core dump beside the log is skipped and named, and the diagnosed fa
 TEST_CASE("cmake --install puts stripped binaries, the man page, completions and the rule docs in place") {
   Scratch scratch;
   std::string prefix = scratch.path("prefix");
-  auto [status, output] = shell("cmake --install " + binary_dir() + " --prefix " + prefix + " 2>&1");
-  INFO(output);
-  REQUIRE(status == 0);
+  auto install = shell("cmake --install " + binary_dir() + " --prefix " + prefix + " 2>&1");
+  INFO(install.second);  // no structured binding: INFO captures it in a lambda
+  REQUIRE(install.first == 0);
   CHECK(fs::exists(prefix + "/share/man/man1/faultline.1"));
   CHECK(fs::exists(prefix + "/share/bash-completion/completions/faultline"));
   // zsh and fish completions, as the source tree has them (generated from the command table).
-  for (auto [installed, source] :
-       {std::pair<std::string, std::string>{"/share/zsh/site-functions/_faultline",
-                                            "/tools/completions/_faultline"},
-        {"/share/fish/vendor_completions.d/faultline.fish", "/tools/completions/faultline.fish"}}) {
-    INFO(installed);
-    REQUIRE(fs::exists(prefix + installed));
-    std::ifstream a(prefix + installed, std::ios::binary), b(source_dir() + source, std::ios::binary);
+  struct Completion {
+    std::string installed, source;
+  };
+  for (const Completion& file :
+       {Completion{"/share/zsh/site-functions/_faultline", "/tools/completions/_faultline"},
+        Completion{"/share/fish/vendor_completions.d/faultline.fish", "/tools/completions/faultline.fish"}}) {
+    INFO(file.installed);
+    REQUIRE(fs::exists(prefix + file.installed));
+    std::ifstream a(prefix + file.installed, std::ios::binary),
+        b(source_dir() + file.source, std::ios::binary);
     std::ostringstream got, want;
     got << a.rdbuf();
     want << b.rdbuf();

@@ -94,11 +94,11 @@ TEST_CASE("every shipped rule fires on its match examples with the listed facts"
       auto hit =
           std::find_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.rule == rule; });
       REQUIRE(hit != findings.end());
-      for (const auto& [name, expected] : example.facts) {
-        CAPTURE(name);
-        const Value* value = faultline::find_fact(hit->facts, name);
+      for (const auto& fact : example.facts) {
+        CAPTURE(fact.first);
+        const Value* value = faultline::find_fact(hit->facts, fact.first);
         REQUIRE(value != nullptr);
-        CHECK(faultline::to_display(*value) == expected);
+        CHECK(faultline::to_display(*value) == fact.second);
       }
     }
   }
