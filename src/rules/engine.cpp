@@ -449,7 +449,7 @@ Engine::BlockScreen Engine::screen_for_hits(const SparseScreen& sparse, const Li
     const auto& rules = sparse.rules[hit->literal];
     screen.rules.insert(screen.rules.end(), rules.begin(), rules.end());
   }
-  if (begin + 1 < end) {
+  if (end - begin > 1) {  // not begin + 1: no hits may be two null pointers
     std::sort(screen.rules.begin(), screen.rules.end());
     screen.rules.erase(std::unique(screen.rules.begin(), screen.rules.end()), screen.rules.end());
   }

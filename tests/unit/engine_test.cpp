@@ -406,3 +406,17 @@ TEST_CASE("keep_highest_priority weighs line rules against event rules on the sa
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].rule->id == "unrecognised.line");
 }
+
+TEST_CASE("a line with no literal hits gets no candidate rules (sanitizer: null + 1 on no hits)") {
+  static const RuleSet shipped = RuleSet::shipped();
+  static const Engine engine(shipped);
+  const Engine::SparseScreen* sparse = engine.sparse_screen();
+  if (!sparse) {
+    MESSAGE("built without Hyperscan: no sparse screen to ask");
+    return;
+  }
+  Engine::BlockScreen screen = Engine::screen_for_hits(*sparse, nullptr, nullptr);
+  CHECK_FALSE(screen.all);
+  CHECK(screen.for_one_line);
+  CHECK(screen.rules.empty());
+}

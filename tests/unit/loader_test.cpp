@@ -376,3 +376,31 @@ TEST_CASE("frames need scope message, and priority an integer in range") {
     skip_frames: ['json']
 )") == "x.yaml:5:18: 'skip_frames' needs 'frames'");
 }
+
+// The loader held a `const YAML::Node&` to an iterator's `it->second`, which lives in a temporary
+// of the iterator: every pack with examples read freed stack memory (ASan: stack-use-after-scope).
+TEST_CASE("examples: no_match and match are read from the examples mapping's values") {
+  auto rules = load_ok(R"(rules:
+  - id: cuda.oom
+    title: T
+    match: 'heads (?P<heads>\d+)'
+    examples:
+      no_match: ['heads x', 'tails 3']
+      match:
+        - text: 'heads 3'
+          facts: {heads: 3}
+        - 'heads 4'
+)");
+  REQUIRE(rules.size() == 1);
+  CHECK(rules[0].no_match_examples == std::vector<std::string>{"heads x", "tails 3"});
+  REQUIRE(rules[0].match_examples.size() == 2);
+  CHECK(rules[0].match_examples[0].text == "heads 3");
+  CHECK(rules[0].match_examples[1].text == "heads 4");
+  CHECK(load_error(R"(rules:
+  - id: cuda.oom
+    title: T
+    match: 'a'
+    examples:
+      match: 'a'
+)") == "x.yaml:6:14: 'match' examples must be a list");
+}

@@ -111,3 +111,11 @@ TEST_CASE("set_fact replaces an existing fact in place and appends a new one") {
   CHECK(*find_fact(facts, "tp") == Value(int64_t{6}));
   CHECK(find_fact(facts, "layers") == nullptr);
 }
+
+TEST_CASE("find_text in a view with no bytes behind it (sanitizer: memmem was given a null pointer)") {
+  std::string_view nothing;
+  CHECK(find_text(nothing, "Error") == std::string_view::npos);
+  CHECK(find_text(nothing, "") == 0);
+  CHECK(find_text("Err", "Error") == std::string_view::npos);
+  CHECK(find_text("an Error", "Error") == 3);
+}
