@@ -74,6 +74,11 @@ std::string format_ranges(const std::vector<int>& sorted_values) {
   return out;
 }
 
+std::string ranks_phrase(const std::vector<int>& sorted_ranks, std::string_view none) {
+  if (sorted_ranks.empty()) return std::string(none);
+  return (sorted_ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(sorted_ranks);
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view separator) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

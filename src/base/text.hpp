@@ -42,6 +42,9 @@ size_t find_text(std::string_view text, std::string_view needle);
 // "0-2,4-7" for {0,1,2,4,5,6,7}.
 std::string format_ranges(const std::vector<int>& sorted_values);
 
+// "rank 3", "ranks 0-2,4-7" (sorted ranks), or `none` when there are none.
+std::string ranks_phrase(const std::vector<int>& sorted_ranks, std::string_view none);
+
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
 // 64-bit FNV-1a: the same on every machine, compiler and run (shards, fingerprints, dedupe).

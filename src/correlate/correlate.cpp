@@ -112,10 +112,6 @@ std::vector<std::string> render_all(const std::vector<rules::Template>& template
   return out;
 }
 
-std::string ranks_phrase_of(const std::vector<int>& ranks) {
-  return (ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(ranks);
-}
-
 struct InitiatingRank {
   std::optional<int> rank;
   std::string reason;
@@ -158,7 +154,7 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
     if (std::vector<int>(waited.begin(), waited.end()) == ranks_seen) {
       int silent = coverage.missing_ranks.front();
       std::string world = coverage.world_size ? " of a world of " + std::to_string(*coverage.world_size) : "";
-      return InitiatingRank{silent, "every rank that logged (" + ranks_phrase_of(ranks_seen) + world +
+      return InitiatingRank{silent, "every rank that logged (" + ranks_phrase(ranks_seen, "no rank") + world +
                                         ") timed out in SeqNum " + std::to_string(*seq) + "; rank " +
                                         std::to_string(silent) +
                                         " logged nothing, so it is the suspect: it never reached that "
@@ -296,9 +292,9 @@ std::optional<InitiatingRank> behind_in_watchdog(const std::vector<int>& candida
     if (absent.size() == 1 && !present.empty()) {
       return InitiatingRank{absent.front(),
                             "rank " + std::to_string(absent.front()) + " never reached collective SeqNum " +
-                                std::to_string(widest->first) + ", in which " + ranks_phrase_of(present) +
-                                " and " + std::to_string(ranks.size() - present.size()) +
-                                " other rank(s) timed out"};
+                                std::to_string(widest->first) + ", in which " +
+                                ranks_phrase(present, "no rank") + " and " +
+                                std::to_string(ranks.size() - present.size()) + " other rank(s) timed out"};
     }
   }
   for (auto [name, table] : {std::pair{"completed", &completed}, std::pair{"enqueued", &enqueued}}) {
@@ -452,11 +448,6 @@ Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vec
   return diagnosis;
 }
 
-std::string ranks_phrase(const std::vector<int>& ranks) {
-  if (ranks.empty()) return "a process with no rank";
-  return (ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(ranks);
-}
-
 // Whole seconds from group a's first report to group b's, on the job's common clock (each
 // group's first time less its host's clock offset), when both times can be compared that way.
 // `raw` gets the difference of the printed times, to tell when the offsets changed it.
@@ -474,14 +465,17 @@ std::string what_they_did(const FindingGroup& group) {
   return "reported " + group.rule->cause + " (" + group.rule->title + ")";
 }
 
-std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vector<FindingGroup>& groups) {
-  std::vector<std::string> story;
+std::vector<StoryItem> tell_story(const Diagnosis& diagnosis, const std::vector<FindingGroup>& groups) {
+  std::vector<StoryItem> story;
   const FindingGroup& first = groups.front();
-  std::string who = diagnosis.initiating_rank ? "rank " + std::to_string(*diagnosis.initiating_rank)
-                                              : "a rank the logs do not name";
-  std::string when = diagnosis.first_seen.valid ? " at " + diagnosis.first_seen.to_string() : "";
-  story.push_back(who + " failed first" + when + ": " + diagnosis.title + " (" + diagnosis.cause + ")");
-  // One line per cause, in the order the groups come (root causes, then symptoms).
+  StoryItem failed;
+  failed.kind = StoryItem::Kind::kFailedFirst;
+  if (diagnosis.initiating_rank) failed.ranks = {*diagnosis.initiating_rank};
+  failed.cause = diagnosis.cause;
+  failed.title = diagnosis.title;
+  failed.at = diagnosis.first_seen;
+  story.push_back(std::move(failed));
+  // One item per cause, in the order the groups come (root causes, then symptoms).
   std::vector<std::string> causes;
   for (size_t i = 1; i < groups.size(); ++i) {
     if (std::find(causes.begin(), causes.end(), groups[i].rule->cause) == causes.end())
@@ -502,15 +496,17 @@ std::vector<std::string> tell_story(const Diagnosis& diagnosis, const std::vecto
         raw_delay = raw;
       }
     }
-    std::string line =
-        ranks_phrase(std::vector<int>(ranks.begin(), ranks.end())) + " " + what_they_did(*lead);
+    StoryItem item;
+    item.kind = StoryItem::Kind::kOthers;
+    item.ranks.assign(ranks.begin(), ranks.end());
+    item.cause = cause;
+    item.did = what_they_did(*lead);
     if (delay && *delay > 0) {
-      line += ", " + std::to_string(*delay) + " s later";
-      if (*delay != raw_delay)
-        line += " (host clocks aligned; " + std::to_string(raw_delay) + " s by the printed times)";
+      item.seconds_later = delay;
+      if (*delay != raw_delay) item.printed_seconds_later = raw_delay;
     }
-    if (!lead->collateral_of.empty()) line += " (collateral)";
-    story.push_back(line);
+    item.collateral = !lead->collateral_of.empty();
+    story.push_back(std::move(item));
   }
   return story;
 }
@@ -675,11 +671,12 @@ void name_rank_from_peers(Diagnosis& diagnosis, const FindingGroup& chosen,
       }
     }
     if (candidates.size() != 1) continue;
-    std::string reporters = peer.reporters.empty() ? "NCCL" : "NCCL on " + ranks_phrase_of(peer.reporters);
+    std::string reporters =
+        peer.reporters.empty() ? "NCCL" : "NCCL on " + ranks_phrase(peer.reporters, "no rank");
     diagnosis.initiating_rank = candidates.front();
     diagnosis.reasons.back() +=
         "; " + reporters + " lost its peer " + peer.peer + " (host " + peer.host + ", where the logs show " +
-        ranks_phrase_of(peer.ranks) + "), and rank " + std::to_string(candidates.front()) +
+        ranks_phrase(peer.ranks, "no rank") + "), and rank " + std::to_string(candidates.front()) +
         " is the only one there " +
         (chosen.rule->role == Role::kRootCause ? "that reported it" : "that reported no error itself");
     return;
@@ -723,10 +720,10 @@ void set_victim_aside(Diagnosis& diagnosis, const std::vector<const Finding*>& r
       std::any_of(symptoms.begin(), symptoms.end(), [&](const Finding* f) { return f->rank == named; });
   if (own_errors.empty() || own_errors.contains(named) || !victim) return;
   diagnosis.initiating_rank.reset();
-  diagnosis.reasons.back() += "; but rank " + std::to_string(named) +
-                              " only timed out or was stopped (a victim), while " +
-                              ranks_phrase_of(std::vector<int>(own_errors.begin(), own_errors.end())) +
-                              " reported errors of their own: no rank is named";
+  diagnosis.reasons.back() +=
+      "; but rank " + std::to_string(named) + " only timed out or was stopped (a victim), while " +
+      ranks_phrase(std::vector<int>(own_errors.begin(), own_errors.end()), "no rank") +
+      " reported errors of their own: no rank is named";
   diagnosis.confidence = std::max(0.0, diagnosis.confidence - 0.1);
 }
 
@@ -781,6 +778,10 @@ Coverage measure_coverage(const JobShape& shape, const std::vector<Finding>& fin
 namespace {
 JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Finding> findings);
 }  // namespace
+
+const char* to_string(StoryItem::Kind kind) {
+  return kind == StoryItem::Kind::kFailedFirst ? "failed_first" : "others";
+}
 
 JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> findings,
                       const std::set<std::string>& baseline) {

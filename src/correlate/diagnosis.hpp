@@ -46,6 +46,26 @@ struct FindingGroup {
   std::string failure_template;  // cause `unrecognised`: what it looks like (see fingerprint.hpp)
 };
 
+// One step of what happened, as data (report/story.hpp says it in words).
+struct StoryItem {
+  enum class Kind {
+    kFailedFirst,  // the initiating failure: `ranks` holds the initiating rank when one is named
+    kOthers,       // what the ranks of another cause did: `ranks` holds them all
+  };
+  Kind kind = Kind::kFailedFirst;
+  std::vector<int> ranks;  // sorted
+  std::string cause;
+  std::string title;  // kFailedFirst: the diagnosis' title
+  Timestamp at;       // kFailedFirst: when it was first seen, when a line says
+  std::string did;    // kOthers: the rule's narrative, or "reported CAUSE (TITLE)"
+  // kOthers: seconds from the initiating failure to the cause's earliest report, on the job's
+  // common clock; and by the printed times where aligning the host clocks changed it.
+  std::optional<int64_t> seconds_later;
+  std::optional<int64_t> printed_seconds_later;
+  bool collateral = false;  // kOthers: a symptom of the diagnosis' cause
+};
+const char* to_string(StoryItem::Kind kind);
+
 struct Diagnosis {
   const rules::Rule* rule = nullptr;
   std::string cause;
@@ -65,9 +85,9 @@ struct Diagnosis {
   // What to do: the kind of action, whether a restart would do, and for layout causes the sizes
   // the model accepts from every known fact (action.hpp).
   Action action;
-  // What happened, in order: the initiating failure, then what the other ranks did. Delays
-  // ("600 s later") are on the job's common clock when host clock offsets were estimated.
-  std::vector<std::string> story;
+  // What happened, in order: the initiating failure, then what the other ranks did. Delays are
+  // on the job's common clock when host clock offsets were estimated.
+  std::vector<StoryItem> story;
 };
 
 // What the job's lines said about its shape, gathered while reading.

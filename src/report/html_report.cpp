@@ -9,6 +9,7 @@
 
 #include "base/text.hpp"
 #include "report/report.hpp"
+#include "report/story.hpp"
 
 namespace faultline::report {
 namespace {
@@ -550,7 +551,8 @@ void render_job(const RunReport& report, size_t index, std::string& out) {
       "<h3>Timeline</h3>\n<div class=\"timeline\">" + timeline_svg(job) + "</div>\n" + timeline_legend(job);
   if (!diagnosis.story.empty()) {
     out += "<h3>What happened</h3>\n<ol>\n";
-    for (const auto& step : diagnosis.story) out += "<li>" + escape_html(human_durations(step)) + "</li>\n";
+    for (const auto& step : diagnosis.story)
+      out += "<li>" + escape_html(human_durations(story_text(step))) + "</li>\n";
     out += "</ol>\n";
   }
   out += "<h3>Evidence</h3>\n<table class=\"evidence\"><tr><th>where</th><th>rank</th><th>line</th></tr>\n" +

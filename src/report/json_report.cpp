@@ -1,5 +1,6 @@
 #include "base/json_writer.hpp"
 #include "report/report.hpp"
+#include "report/story.hpp"
 
 namespace faultline::report {
 namespace {
@@ -100,6 +101,37 @@ void write_action(JsonWriter& json, const correlate::Action& action) {
   json.end_object();
 }
 
+// A story item as data, with its words beside them (report/story.hpp).
+void write_story_item(JsonWriter& json, const correlate::StoryItem& item) {
+  json.begin_object();
+  json.key("kind").string(correlate::to_string(item.kind));
+  json.key("ranks").begin_array();
+  for (int rank : item.ranks) json.number(static_cast<int64_t>(rank));
+  json.end_array();
+  json.key("cause").string(item.cause);
+  if (item.kind == correlate::StoryItem::Kind::kFailedFirst) {
+    json.key("title").string(item.title);
+    json.key("at");
+    if (item.at.valid)
+      json.string(item.at.to_string());
+    else
+      json.null();
+  } else {
+    json.key("did").string(item.did);
+    for (auto [name, seconds] : {std::pair{"seconds_later", item.seconds_later},
+                                 std::pair{"printed_seconds_later", item.printed_seconds_later}}) {
+      json.key(name);
+      if (seconds)
+        json.number(*seconds);
+      else
+        json.null();
+    }
+    json.key("collateral").boolean(item.collateral);
+  }
+  json.key("text").string(story_text(item));
+  json.end_object();
+}
+
 void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis,
                      const Verification* verification) {
   json.begin_object();
@@ -127,8 +159,9 @@ void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis,
   json.key("fix");
   write_strings(json, diagnosis.fix);
   json.key("verify").string(diagnosis.verify);
-  json.key("story");
-  write_strings(json, diagnosis.story);
+  json.key("story").begin_array();
+  for (const auto& step : diagnosis.story) write_story_item(json, step);
+  json.end_array();
   json.key("action");
   write_action(json, diagnosis.action);
   if (verification) {

@@ -1,6 +1,7 @@
 // Markdown, for pasting into an issue thread: the diagnosis first, the rest folded.
 #include "base/text.hpp"
 #include "report/report.hpp"
+#include "report/story.hpp"
 
 namespace faultline::report {
 namespace {
@@ -84,7 +85,7 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
   if (!diagnosis.explain.empty()) out += "\n" + diagnosis.explain + "\n";
   if (diagnosis.story.size() > 1) {
     out += "\n**What happened**\n\n";
-    for (const auto& step : diagnosis.story) out += "1. " + step + "\n";
+    for (const auto& step : diagnosis.story) out += "1. " + story_text(step) + "\n";
   }
   if (!diagnosis.fix.empty()) {
     out += "\n**Fix**\n\n";

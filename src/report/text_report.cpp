@@ -7,6 +7,7 @@
 
 #include "base/text.hpp"
 #include "report/report.hpp"
+#include "report/story.hpp"
 
 namespace faultline::report {
 namespace {
@@ -251,11 +252,6 @@ class Renderer {
   const TextOptions& options_;
 };
 
-std::string ranks_phrase(const std::vector<int>& ranks) {
-  if (ranks.empty()) return "no rank named";
-  return (ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(ranks);
-}
-
 // One line of evidence. The diagnosis' own (`whole`) is never cut: it is wrapped on a terminal
 // and left whole in a pipe, for grep and for pasting. Other evidence is cut to the width.
 std::string Renderer::evidence_line(const rules::Evidence& evidence, std::string_view indent, bool whole,
@@ -377,9 +373,9 @@ void Renderer::also_seen(const correlate::JobAnalysis& job, std::string& out) co
   for (const auto& entry : folded) {
     std::string line =
         entry.cause + " (" + rules::to_string(entry.role) + ")" +
-        (entry.ranks.empty()
-             ? std::string(", no rank named")
-             : " on " + ranks_phrase(std::vector<int>(entry.ranks.begin(), entry.ranks.end()))) +
+        (entry.ranks.empty() ? std::string(", no rank named")
+                             : " on " + ranks_phrase(std::vector<int>(entry.ranks.begin(), entry.ranks.end()),
+                                                     "no rank named")) +
         ", " + (entry.occurrences == 1 ? std::string("once") : std::to_string(entry.occurrences) + " times");
     if (!entry.collateral_of.empty()) line += ", collateral of " + entry.collateral_of;
     if (entry.in_baseline) line += ", also in the baseline run";
@@ -415,7 +411,8 @@ void Renderer::job(const correlate::JobAnalysis& job, std::string& out) const {
   out += prose(summary, "  ", "  ");
   bool unknown_error = diagnosis.cause == "unrecognised";
   if (unknown_error) unrecognised(diagnosis, primary, out);
-  out += prose("rule: " + primary.rule->id + "   seen on " + ranks_phrase(primary.ranks), "  ", "  ");
+  out += prose("rule: " + primary.rule->id + "   seen on " + ranks_phrase(primary.ranks, "no rank named"),
+               "  ", "  ");
   if (!diagnosis.facts.empty() && !unknown_error) {
     std::vector<std::string> facts;
     for (const auto& [name, value] : diagnosis.facts)
@@ -426,7 +423,7 @@ void Renderer::job(const correlate::JobAnalysis& job, std::string& out) const {
   if (options_.quiet) return;
   if (diagnosis.story.size() > 1) {
     out += "\n" + paint_.bold("What happened") + "\n";
-    for (const auto& step : diagnosis.story) out += prose(human_durations(step), "  - ", "    ");
+    for (const auto& step : diagnosis.story) out += prose(human_durations(story_text(step)), "  - ", "    ");
   }
   if (!job.coverage.missing_ranks.empty() || !job.shape.truncated_sources.empty()) {
     std::string seen =

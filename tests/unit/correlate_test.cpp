@@ -8,6 +8,7 @@
 
 #include "correlate/clock_skew.hpp"
 #include "correlate/rank_clues.hpp"
+#include "report/story.hpp"
 #include "rules/rule_set.hpp"
 
 using faultline::make_timestamp;
@@ -481,10 +482,16 @@ TEST_CASE("the story's delays are on the common clock when host clocks were alig
   auto analysis = run(findings);
   REQUIRE(analysis.diagnosis.has_value());
   REQUIRE(analysis.diagnosis->story.size() == 2);
-  CHECK(analysis.diagnosis->story[1] ==
+  const auto& others = analysis.diagnosis->story[1];
+  CHECK(others.kind == faultline::correlate::StoryItem::Kind::kOthers);
+  CHECK(others.ranks == std::vector<int>{0, 2, 4, 6, 8});
+  CHECK(others.cause == "nccl.watchdog_timeout");
+  CHECK(others.seconds_later == 50 - (32 - 5));
+  CHECK(others.printed_seconds_later == 50 - 32);
+  CHECK(others.collateral);
+  CHECK(faultline::report::story_text(others) ==
         "ranks 0,2,4,6,8 reported nccl.watchdog_timeout (Watchdog timeout), 23 s later (host clocks aligned; "
-        "18 s "
-        "by the printed times) (collateral)");
+        "18 s by the printed times) (collateral)");
 }
 
 TEST_CASE("the story's delays are the printed times' when no clock offset was estimated") {
@@ -493,7 +500,13 @@ TEST_CASE("the story's delays are the printed times' when no clock offset was es
   auto analysis = run(findings);
   REQUIRE(analysis.diagnosis.has_value());
   REQUIRE(analysis.diagnosis->story.size() == 2);
-  CHECK(analysis.diagnosis->story[1] ==
+  const auto& first = analysis.diagnosis->story[0];
+  CHECK(first.kind == faultline::correlate::StoryItem::Kind::kFailedFirst);
+  CHECK(first.ranks == std::vector<int>{1});
+  const auto& others = analysis.diagnosis->story[1];
+  CHECK(others.seconds_later == 50 - 32);
+  CHECK_FALSE(others.printed_seconds_later);
+  CHECK(faultline::report::story_text(others) ==
         "ranks 0,2 reported nccl.watchdog_timeout (Watchdog timeout), 18 s later (collateral)");
 }
 

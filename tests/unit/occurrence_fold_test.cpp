@@ -9,6 +9,7 @@
 
 #include "dense_logs.hpp"
 #include "pipeline_helpers.hpp"
+#include "report/story.hpp"
 
 using faultline::correlate::fold_occurrences;
 using faultline::job::JobRunner;
@@ -46,7 +47,7 @@ std::string summary(const faultline::correlate::JobAnalysis& analysis) {
     out << "diagnosis " << diagnosis.cause << " rank "
         << (diagnosis.initiating_rank ? std::to_string(*diagnosis.initiating_rank) : "none") << " at "
         << diagnosis.first_seen.to_string() << " confidence " << diagnosis.confidence << "\n";
-    for (const auto& line : diagnosis.story) out << "  " << line << "\n";
+    for (const auto& line : diagnosis.story) out << "  " << faultline::report::story_text(line) << "\n";
   }
   for (const auto& group : analysis.findings) {
     out << group.rule->id << " x" << group.occurrences << " ranks";

@@ -11,6 +11,7 @@
 #include "ingest/mapped_file.hpp"
 #include "job/job_runner.hpp"
 #include "pipeline_helpers.hpp"
+#include "report/story.hpp"
 #include "rules/rule_set.hpp"
 
 namespace fs = std::filesystem;
@@ -33,7 +34,7 @@ std::string summary(const faultline::correlate::JobAnalysis& analysis) {
     out << "diagnosis " << diagnosis.cause << " rank "
         << (diagnosis.initiating_rank ? std::to_string(*diagnosis.initiating_rank) : "none") << " at "
         << diagnosis.first_seen.to_string() << "\n";
-    for (const auto& line : diagnosis.story) out << "  " << line << "\n";
+    for (const auto& line : diagnosis.story) out << "  " << faultline::report::story_text(line) << "\n";
   }
   for (const auto& group : analysis.findings) {
     out << group.rule->id << " x" << group.occurrences << " ranks";
