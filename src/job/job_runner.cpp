@@ -314,6 +314,11 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
   info.lines_cut = reader.lines_cut();
   info.bad_lines = reader.bad_lines();
   info.first_bad_line = reader.first_bad_line();
+  if (const ingest::BinaryStretches* stretches = reader.binary_stretches()) {
+    info.binary_stretches = stretches->first();
+    info.binary_stretch_count = stretches->count();
+    info.binary_bytes = stretches->bytes();
+  }
   if (reader.lines() == 0) {
     skipped_.push_back({info.name,
                         reader.status() ? "empty file, nothing to analyse" : reader.status().message(),

@@ -341,4 +341,12 @@ std::unique_ptr<LiteralScreen> LiteralScreen::deserialize(const std::vector<Lite
 
 #endif
 
+bool LiteralScreen::built_in() {
+#ifdef FAULTLINE_HAVE_HYPERSCAN
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace faultline::rules

@@ -40,6 +40,8 @@ class LiteralScreen {
 
   // False without Hyperscan, or when the literals did not compile (error() says why).
   bool available() const { return database_ != nullptr; }
+  // Whether this build has Hyperscan at all (libhyperscan-dev was found).
+  static bool built_in();
   const std::string& error() const { return error_; }
   // How many strings the screen looks for.
   size_t anchor_count() const { return anchors_.size(); }

@@ -30,6 +30,9 @@ std::string source_dir() {
 std::string binary_dir() {
   return FAULTLINE_BINARY_DIR;
 }
+bool have_schema_validators() {
+  return std::filesystem::exists(std::filesystem::path(source_dir()) / "tests" / "schema" / "node_modules");
+}
 
 RunResult run_faultline(const std::vector<std::string>& arguments, const std::string& stdin_text) {
   namespace fs = std::filesystem;

@@ -19,6 +19,8 @@ RunResult run_faultline(const std::vector<std::string>& arguments, const std::st
 
 std::string source_dir();
 std::string binary_dir();
+// tests/schema's validators are installed (`npm install` there; tools/test.sh does it).
+bool have_schema_validators();
 
 // The log of corpus case `name` (a folder of corpus/).
 std::string corpus_log(const std::string& name);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "../skip_unless.hpp"
+#include "rules/literal_screen.hpp"
 #include "rules/rule_set.hpp"
 
 using faultline::Facts;
@@ -407,14 +409,13 @@ TEST_CASE("keep_highest_priority weighs line rules against event rules on the sa
   CHECK(findings[0].rule->id == "unrecognised.line");
 }
 
-TEST_CASE("a line with no literal hits gets no candidate rules (sanitizer: null + 1 on no hits)") {
+TEST_CASE("a line with no literal hits gets no candidate rules (sanitizer: null + 1 on no hits)" *
+          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+                                          "built without Hyperscan")) {
   static const RuleSet shipped = RuleSet::shipped();
   static const Engine engine(shipped);
   const Engine::SparseScreen* sparse = engine.sparse_screen();
-  if (!sparse) {
-    MESSAGE("built without Hyperscan: no sparse screen to ask");
-    return;
-  }
+  REQUIRE(sparse);
   Engine::BlockScreen screen = Engine::screen_for_hits(*sparse, nullptr, nullptr);
   CHECK_FALSE(screen.all);
   CHECK(screen.for_one_line);

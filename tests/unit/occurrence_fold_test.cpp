@@ -7,9 +7,11 @@
 #include <limits>
 #include <sstream>
 
+#include "../skip_unless.hpp"
 #include "dense_logs.hpp"
 #include "pipeline_helpers.hpp"
 #include "report/story.hpp"
+#include "rules/literal_screen.hpp"
 
 using faultline::correlate::fold_occurrences;
 using faultline::job::JobRunner;
@@ -182,11 +184,10 @@ TEST_CASE("a dense log read with folding gives the same diagnosis and counts as 
   CHECK(folded.summary.find("diagnosis cuda.oom") != std::string::npos);
 }
 
-TEST_CASE("a dense log read sparsely with folding gives what a full read without folding gives") {
-  if (!faultline::testing::shipped_engine().sparse_screen()) {
-    MESSAGE("built without Hyperscan: no sparse read to check");
-    return;
-  }
+TEST_CASE("a dense log read sparsely with folding gives what a full read without folding gives" *
+          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+                                          "built without Hyperscan")) {
+  REQUIRE(faultline::testing::shipped_engine().sparse_screen());
   for (uint64_t seed : {1, 2, 3}) {
     std::string log = faultline::testing::oom_spam_log(16, 4000, seed);
     Read full = read_log(log, std::numeric_limits<size_t>::max());
@@ -196,11 +197,10 @@ TEST_CASE("a dense log read sparsely with folding gives what a full read without
   }
 }
 
-TEST_CASE("a dense NCCL debug dump read sparsely gives what a full read gives") {
-  if (!faultline::testing::shipped_engine().sparse_screen()) {
-    MESSAGE("built without Hyperscan: no sparse read to check");
-    return;
-  }
+TEST_CASE("a dense NCCL debug dump read sparsely gives what a full read gives" *
+          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+                                          "built without Hyperscan")) {
+  REQUIRE(faultline::testing::shipped_engine().sparse_screen());
   for (uint64_t seed : {1, 2}) {
     std::string log = faultline::testing::nccl_debug_log(32, 12000, 5, seed);
     Read full = read_log(log, std::numeric_limits<size_t>::max());

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include "../skip_unless.hpp"
 #include "rules/engine.hpp"
+#include "rules/literal_screen.hpp"
 #include "rules/rule_set.hpp"
 
 using faultline::rules::LiteralScreen;
@@ -34,15 +36,14 @@ std::vector<std::pair<uint32_t, uint32_t>> hits_of(const LiteralScreen& screen, 
 
 }  // namespace
 
-TEST_CASE("a prebuilt screen loads as the plan made afresh, and finds the same literals") {
+TEST_CASE("a prebuilt screen loads as the plan made afresh, and finds the same literals" *
+          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+                                          "built without Hyperscan")) {
   const auto& rules = shipped().rules();
   auto plan = plan_screen(rules);
   REQUIRE(plan);
   std::string bytes = prebuild_screen(rules);
-  if (bytes.empty()) {
-    MESSAGE("built without Hyperscan: nothing is prebuilt");
-    return;
-  }
+  REQUIRE_FALSE(bytes.empty());
   auto loaded = load_prebuilt_screen(bytes, rules);
   REQUIRE(loaded);
   CHECK(loaded->roles == plan->roles);
@@ -95,12 +96,11 @@ TEST_CASE("a prebuilt screen is refused for other rules and for damaged bytes") 
   }
 }
 
-TEST_CASE("the shipped rules come with their literal screen prebuilt, and the engine takes it") {
+TEST_CASE("the shipped rules come with their literal screen prebuilt, and the engine takes it" *
+          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+                                          "built without Hyperscan")) {
   faultline::rules::Engine engine(shipped());
-  if (!engine.sparse_screen()) {
-    MESSAGE("built without Hyperscan: nothing is prebuilt");
-    return;
-  }
+  REQUIRE(engine.sparse_screen());
   REQUIRE(engine.prebuilt_screen() != nullptr);
   auto plan = plan_screen(shipped().rules());
   REQUIRE(plan);
@@ -109,16 +109,15 @@ TEST_CASE("the shipped rules come with their literal screen prebuilt, and the en
   CHECK(engine.prebuilt_screen()->event_rules == plan->event_rules);
 }
 
-TEST_CASE("the shipped rules' literals stay off the lines of a healthy torchrun log") {
+TEST_CASE("the shipped rules' literals stay off the lines of a healthy torchrun log" *
+          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+                                          "built without Hyperscan")) {
   // A sparse read parses the lines the literal screen hits (and a few before them): a literal
   // that common words hold (say 'fault', in every "[default1]:" prefix) makes it read nearly all
   // of a log. Lines a healthy multi-rank job prints by the million must not be hit.
   faultline::rules::Engine engine(shipped());
   const auto* screen = engine.prebuilt_screen();
-  if (!screen) {
-    MESSAGE("built without Hyperscan: no literal screen to check");
-    return;
-  }
+  REQUIRE(screen);
   const std::vector<std::string> healthy = {
       "[default1]:[rank1]:     forward-compute ................................: (685.33, 686.62)",
       "[default3]:[rank3]:     optimizer ......................................: (316.95, 320.17)",

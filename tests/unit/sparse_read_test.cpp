@@ -6,12 +6,14 @@
 #include <sstream>
 
 #include "../e2e/scratch.hpp"
+#include "../skip_unless.hpp"
 #include "ingest/inputs.hpp"
 #include "ingest/line_reader.hpp"
 #include "ingest/mapped_file.hpp"
 #include "job/job_runner.hpp"
 #include "pipeline_helpers.hpp"
 #include "report/story.hpp"
+#include "rules/literal_screen.hpp"
 #include "rules/rule_set.hpp"
 
 namespace fs = std::filesystem;
@@ -97,34 +99,38 @@ void check_corpus(const fs::path& corpus) {
   CHECK(cases > 0);
 }
 
+// The sparse read needs Hyperscan; a build without it reads every line and has none to check.
+doctest::skip with_hyperscan() {
+  return faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+                                         "built without Hyperscan: no sparse read");
+}
+
+fs::path real_corpus() {
+  return fs::path(FAULTLINE_TEST_SOURCE_DIR).parent_path() / "shared" / "corpus-real";
+}
+
 std::string two_digits(int value) {
   return (value < 10 ? "0" : "") + std::to_string(value);
 }
 
 }  // namespace
 
-TEST_CASE("a sparse read diagnoses every corpus case as a full read does") {
-  if (!engine().sparse_screen()) {
-    MESSAGE("built without Hyperscan: no sparse read to check");
-    return;
-  }
+TEST_CASE("a sparse read diagnoses every corpus case as a full read does" * with_hyperscan()) {
+  REQUIRE(engine().sparse_screen());
   check_corpus(fs::path(FAULTLINE_TEST_SOURCE_DIR) / "corpus");
 }
 
-TEST_CASE("a sparse read diagnoses every real log as a full read does") {
-  fs::path real = fs::path(FAULTLINE_TEST_SOURCE_DIR).parent_path() / "shared" / "corpus-real";
-  if (!engine().sparse_screen() || !fs::is_directory(real)) {
-    MESSAGE("no Hyperscan or no shared/corpus-real: skipped");
-    return;
-  }
-  check_corpus(real);
+TEST_CASE("a sparse read diagnoses every real log as a full read does" *
+          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in() &&
+                                              fs::is_directory(real_corpus()),
+                                          "built without Hyperscan, or no ../shared/corpus-real")) {
+  REQUIRE(engine().sparse_screen());
+  check_corpus(real_corpus());
 }
 
-TEST_CASE("a sparse read parses few lines and still dates an untimed traceback by its rank's last time") {
-  if (!engine().sparse_screen()) {
-    MESSAGE("built without Hyperscan: no sparse read to check");
-    return;
-  }
+TEST_CASE("a sparse read parses few lines and still dates an untimed traceback by its rank's last time" *
+          with_hyperscan()) {
+  REQUIRE(engine().sparse_screen());
   // 8 ranks logging timestamped steps; rank 5 raises an untimed traceback; the others time out.
   std::string log;
   int second = 0;
@@ -158,11 +164,8 @@ TEST_CASE("a sparse read parses few lines and still dates an untimed traceback b
   CHECK(reads.parsed_sparsely < reads.lines / 20);
 }
 
-TEST_CASE("a sparse read of a large log whose last line has no newline reads that line") {
-  if (!engine().sparse_screen()) {
-    MESSAGE("built without Hyperscan: no sparse read to check");
-    return;
-  }
+TEST_CASE("a sparse read of a large log whose last line has no newline reads that line" * with_hyperscan()) {
+  REQUIRE(engine().sparse_screen());
   // Several reader blocks of steps with NCCL lines among them, and the error as the last line with
   // no newline after it: a reader copying blocks moves it to the front of its buffer to look for
   // the rest, and the screen of the old buffer must not be applied to the moved bytes. The file
