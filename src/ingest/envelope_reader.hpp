@@ -37,6 +37,7 @@ class EnvelopeReader : public RecordReader {
   std::string format() const final { return format_; }
   uint64_t bad_lines() const final { return bad_lines_; }
   std::string first_bad_line() const final { return first_bad_line_; }
+  const BinaryStretches* binary_stretches() const final { return physical_.binary_stretches(); }
 
  protected:
   // What the envelope said about a line; views need to live only until emit() returns.

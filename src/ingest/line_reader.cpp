@@ -132,6 +132,7 @@ bool LineReader::lend() {
   size_t n = std::min(block_bytes_, lent_.size() - end_);
   window_ = begin_;
   note_nuls(end_, end_ + n);
+  stretches_.scan(std::string_view(lent_.data() + end_, n), bytes_);
   end_ += n;
   bytes_ += n;
   ++refills_;
@@ -168,6 +169,7 @@ bool LineReader::fill() {
   }
   if (got == 0 || !check_head(std::string_view(buffer_.get(), end_ + got))) return false;
   note_nuls(end_, end_ + got);
+  stretches_.scan(std::string_view(buffer_.get() + end_, got), bytes_);
   end_ += got;
   bytes_ += got;
   ++refills_;

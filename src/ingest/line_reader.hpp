@@ -13,7 +13,8 @@
 // Only an input that is binary through and through is refused: one whose first 64 KiB (or
 // all of it, if shorter), NUL bytes aside, hold more than 10% control bytes or invalid UTF-8.
 // The verdict is the same however the bytes arrive. NUL bytes in a text input are counted
-// (nul_bytes(), first_nul_offset()).
+// (nul_bytes(), first_nul_offset()), and its stretches of NUL bytes or binary data are noted
+// with their offsets (binary_stretches()) while it is read around them.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "base/status.hpp"
+#include "ingest/binary_stretches.hpp"
 #include "ingest/byte_source.hpp"
 #include "ingest/record.hpp"
 #include "ingest/record_reader.hpp"
@@ -55,6 +57,7 @@ class LineReader final : public RecordReader {
   // NUL bytes met in the input's blocks, and the offset of the first (UINT64_MAX when none).
   uint64_t nul_bytes() const { return nul_bytes_; }
   uint64_t first_nul_offset() const { return first_nul_offset_; }
+  const BinaryStretches* binary_stretches() const override { return &stretches_; }
 
   // Why `head` (an input's first bytes) is binary and not a log, or "" when it is text.
   static std::string binary_reason(std::string_view head);
@@ -95,6 +98,7 @@ class LineReader final : public RecordReader {
   size_t last_nul_ = kNone;         // offset in data() of the last NUL byte seen
   uint64_t nul_bytes_ = 0;
   uint64_t first_nul_offset_ = UINT64_MAX;
+  BinaryStretches stretches_;
   uint64_t line_number_ = 0;
   uint64_t bytes_ = 0;
   uint64_t lines_cut_ = 0;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/timestamp.hpp"
 
@@ -21,6 +22,13 @@ struct Record {
   std::string_view host;
   int64_t pid = 0;
   Timestamp time;
+};
+
+// A stretch of NUL bytes or binary data inside a text input (binary_stretches.hpp).
+struct ByteStretch {
+  uint64_t offset = 0;  // in the decoded bytes
+  uint64_t length = 0;
+  bool nul = false;  // NUL bytes only
 };
 
 // What ingest knows about one input of a job.
@@ -38,6 +46,11 @@ struct SourceInfo {
   // When damage stopped it (a truncated or corrupt compressed stream, a damaged archive member):
   // the byte of the damaged stream where it lies (ByteSource::damage_offset).
   std::optional<uint64_t> error_offset;
+  // Stretches of NUL bytes or binary data the input was read around: the first few, how many
+  // in all and the bytes they span (BinaryStretches).
+  std::vector<ByteStretch> binary_stretches;
+  uint64_t binary_stretch_count = 0;
+  uint64_t binary_bytes = 0;
 };
 
 }  // namespace faultline::ingest

@@ -23,6 +23,7 @@ class TextReader final : public RecordReader {
   uint64_t lines() const override { return lines_.lines(); }
   uint64_t lines_cut() const override { return lines_.lines_cut(); }
   std::string format() const override { return lines_.format(); }
+  const BinaryStretches* binary_stretches() const override { return lines_.binary_stretches(); }
   std::string_view buffered() const override { return lines_.buffered(); }
   uint64_t refills() const override { return lines_.refills(); }
   uint64_t skip_lines_before(size_t offset, size_t keep) override {

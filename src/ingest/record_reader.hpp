@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/status.hpp"
+#include "ingest/binary_stretches.hpp"
 #include "ingest/byte_source.hpp"
 #include "ingest/record.hpp"
 
@@ -34,6 +35,9 @@ class RecordReader {
   // line skipped", for the caller to print after the source's name. 0 and "" for plain text.
   virtual uint64_t bad_lines() const { return 0; }
   virtual std::string first_bad_line() const { return {}; }
+  // Where the input holds NUL bytes or binary data, read around (LineReader); null when the
+  // reader does not look.
+  virtual const BinaryStretches* binary_stretches() const { return nullptr; }
 
   // Raw bytes that every Record since the last change of refills() is a substring of, for
   // block screening (rules::Engine::screen_block). Readers that decode their records cannot

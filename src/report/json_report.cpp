@@ -267,6 +267,21 @@ void write_inputs(JsonWriter& json, const RunReport& report) {
     if (source.bad_lines) json.key("bad_lines").number(static_cast<int64_t>(source.bad_lines));
     if (!source.error.empty()) json.key("error").string(source.error);
     if (source.error_offset) json.key("error_offset").number(static_cast<int64_t>(*source.error_offset));
+    if (source.binary_stretch_count) {
+      json.key("binary").begin_object();
+      json.key("stretches").begin_array();
+      for (const auto& stretch : source.binary_stretches) {
+        json.begin_object();
+        json.key("offset").number(static_cast<int64_t>(stretch.offset));
+        json.key("length").number(static_cast<int64_t>(stretch.length));
+        json.key("kind").string(stretch.nul ? "nul" : "binary");
+        json.end_object();
+      }
+      json.end_array();
+      json.key("count").number(static_cast<int64_t>(source.binary_stretch_count));
+      json.key("bytes").number(static_cast<int64_t>(source.binary_bytes));
+      json.end_object();
+    }
     json.end_object();
   }
   json.end_array();

@@ -54,6 +54,42 @@ TEST_CASE("NUL inside: a log with NUL bytes in its first 64 KiB is read, not ski
   CHECK(outcome_from_report(run.out).cause == "cuda.oom");
 }
 
+TEST_CASE(
+    "binary stretches: the NUL and binary stretches of a text log are reported with offset and length") {
+  Scratch scratch;
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "[rank3]: step " + std::to_string(i) + "\n";
+  uint64_t garbage_at = text.size();
+  std::string garbage;
+  for (int i = 0; i < 48; ++i) garbage += static_cast<char>(i % 2 ? 0x01 : 0xfe);
+  text += garbage + "\n" + kOomLine + "\n";
+  uint64_t tail_at = text.size();
+  text += std::string(size_t{1} << 20, '\0');
+  std::string log = scratch.write("rank3.log", text);
+
+  RunResult run = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(run.exit_code == 1);
+  CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+  auto field = [](const std::string& key, uint64_t value) {
+    return "\"" + key + "\": " + std::to_string(value);
+  };
+  CHECK(run.out.find("\"binary\": {") != std::string::npos);
+  size_t first = run.out.find(field("offset", garbage_at) + ",\n");
+  size_t second = run.out.find(field("offset", tail_at) + ",\n");
+  CHECK(first != std::string::npos);
+  CHECK(second != std::string::npos);
+  CHECK(run.out.find(field("length", garbage.size()), first) < second);
+  CHECK(run.out.find(field("length", uint64_t{1} << 20), second) != std::string::npos);
+  CHECK(run.out.find(field("count", 2)) != std::string::npos);
+
+  RunResult text_run = run_faultline({"diagnose", "--color", "never", log});
+  CHECK(text_run.out.find("\nnote: " + log + ": read around 2 stretches of binary data (" +
+                          std::to_string(garbage.size() + (size_t{1} << 20)) +
+                          " bytes): " + std::to_string(garbage.size()) + " binary bytes at byte " +
+                          std::to_string(garbage_at) + ", " + std::to_string(size_t{1} << 20) +
+                          " NUL bytes at byte " + std::to_string(tail_at) + "\n") != std::string::npos);
+}
+
 TEST_CASE("a long carriage-return line: the OOM glued after a 5 MB progress bar is diagnosed") {
   Scratch scratch;
   std::string text = "[rank3]: loading\n";
