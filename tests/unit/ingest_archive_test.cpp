@@ -369,6 +369,32 @@ TEST_CASE("damage: a truncated .xz and a truncated .bz2 give their blocks before
   }
 }
 
+TEST_CASE(
+    "damage: concatenated streams read as one; NUL padding after them is passed over, other bytes named") {
+  TempDir dir;
+  std::string first = log_with_early_oom(100);
+  std::string second = numbered_lines(100, "second stream");
+  for (const char* filter : {"gzip", "zstd", "xz", "bzip2"}) {
+    CAPTURE(filter);
+    std::string bytes = compress(first, filter) + compress(second, filter);
+    write_file(dir / "padded", bytes + std::string(1024, '\0'));
+    auto padded = walk(dir / "padded");
+    REQUIRE(padded.sources.size() == 1);
+    CHECK(padded.sources[0].content == first + second);
+    CHECK(padded.sources[0].error == "");
+    if (std::string(filter) == "xz" || std::string(filter) == "zstd")
+      continue;  // their libraries judge what follows
+    write_file(dir / "junk", bytes + "junk after the streams");
+    auto junk = walk(dir / "junk");
+    REQUIRE(junk.sources.size() == 1);
+    CHECK(junk.sources[0].content == first + second);
+    CHECK(junk.sources[0].damage == bytes.size());
+    CHECK(junk.sources[0].error == std::string(filter) + " stream damaged at byte " +
+                                       std::to_string(bytes.size()) +
+                                       ": what follows the end of a stream is not " + filter + ", not read");
+  }
+}
+
 TEST_CASE("damage: a truncated .tar gives the members before the cut and the cut member's head") {
   TempDir dir;
   std::string big = numbered_lines(20000, "filler");
