@@ -65,11 +65,14 @@ bool is_layout_cause(const std::string& cause) {
 }
 
 // The job's GPU count from what it states: its world size, its GPUs, the devices a process sees,
-// the launcher's processes per node times nodes; else at least the layout that crashed, and a
-// GPU per rank its lines show (not for a layout that did not fit the GPUs).
+// the launcher's processes per node times nodes, a node's GPU table times nodes; else at least the layout
+// that crashed, and a GPU per rank its lines show (not for a layout that did not fit the GPUs).
 std::optional<int64_t> job_gpus(const Facts& facts, const std::string& cause, int64_t ranks) {
-  std::optional<int64_t> gpus = int_fact(facts, "world_size");
-  if (!gpus) gpus = int_fact(facts, "gpus");
+  // A layout that did not fit: the GPUs there are (`gpus`) count before a world size, which
+  // such an error may state as the size it asked for.
+  bool did_not_fit = cause == "tp.size_exceeds_gpus";
+  std::optional<int64_t> gpus = did_not_fit ? int_fact(facts, "gpus") : int_fact(facts, "world_size");
+  if (!gpus) gpus = did_not_fit ? int_fact(facts, "world_size") : int_fact(facts, "gpus");
   if (const Value* visible = find_fact(facts, "visible_devices"); !gpus && visible) {
     // CUDA_VISIBLE_DEVICES=0,1,2,3: the GPUs a process on that node sees.
     std::string list = to_display(*visible);

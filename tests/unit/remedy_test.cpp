@@ -167,9 +167,12 @@ constexpr std::string_view kDistributedLlama =
     "reads";
 constexpr std::string_view kWorldAsTp =
     "foundation-model-stack's TP size is its world size, which no job-fact rule takes as the TP size";
-constexpr std::string_view kRequestedAsGpus =
-    "the remedy counts the GPUs from the world size the error gives, which is the layout asked for, not the "
-    "GPUs there";
+constexpr std::string_view kWorldNotTp =
+    "the error gives the world size asked for (TP x PP) and the GPUs there, not TP itself: the crashed "
+    "layout is "
+    "not known";
+constexpr std::string_view kRequestedOnly =
+    "the error gives the GPUs asked for, not those Ray has: no GPU count to fit a layout to";
 constexpr KnownGap kKnownGaps[] = {
     {"tp.ffn_not_divisible.assert_frames", 3, kExpertCount},
     {"tp.ffn_not_divisible.experts_divide_frames", 1, kExpertCount},
@@ -212,8 +215,8 @@ constexpr KnownGap kKnownGaps[] = {
      "the layout is valid: the model viewed its sharded values with the unsharded KV-head count"},
     {"tp.size_exceeds_gpus.nccl_comm_init_invalid_argument", 1,
      "the launcher started more processes than the world size: a process count, not a layout"},
-    {"tp.size_exceeds_gpus.vllm_local_gpu_count", 2, kRequestedAsGpus},
-    {"tp.size_exceeds_gpus.vllm_ray_placement", 1, kRequestedAsGpus},
+    {"tp.size_exceeds_gpus.vllm_local_gpu_count", 2, kWorldNotTp},
+    {"tp.size_exceeds_gpus.vllm_ray_placement", 1, kRequestedOnly},
 };
 
 TEST_CASE(
@@ -344,6 +347,16 @@ TEST_CASE(
   CHECK_FALSE(action.checkpoint->saved_tp);
   CHECK_FALSE(action.suggest);
   CHECK(faultline::correlate::checkpoint_remedy(action).empty());
+}
+
+TEST_CASE("a layout that did not fit counts the GPUs there, not the world size it asked for") {
+  auto analysis =
+      analyse("RuntimeError: please ensure that world_size (16) is less than than max local gpu count (8)\n");
+  REQUIRE(analysis.diagnosis);
+  CHECK(analysis.diagnosis->action.gpus == 8);
+  REQUIRE(analysis.diagnosis->action.suggest);
+  const auto& suggest = *analysis.diagnosis->action.suggest;
+  CHECK(suggest.tp * suggest.pp * suggest.dp == 8);
 }
 
 TEST_CASE("an nvidia-smi table counts the node's GPUs for a layout that does not fit them") {
