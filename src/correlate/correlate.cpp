@@ -9,6 +9,7 @@
 #include "base/text.hpp"
 #include "correlate/clock_skew.hpp"
 #include "correlate/fingerprint.hpp"
+#include "correlate/process_clues.hpp"
 #include "correlate/rank_clues.hpp"
 #include "tp/model_catalogue.hpp"
 
@@ -424,10 +425,19 @@ Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vec
   }
   std::optional<InitiatingRank> behind;
   if (rule.role == Role::kSymptom) behind = straggler(group, members, ranks_seen, coverage);
+  // Only symptoms, and no rank stands apart in the collective: the work counters of every
+  // symptom (watchdog and heartbeat lines of other groups too) may show the rank that is behind.
+  if (rule.role == Role::kSymptom && !behind) {
+    if (auto lead = behind_in_work(symptoms, {})) behind = InitiatingRank{lead->rank, lead->reason};
+  }
   auto initiating = behind ? *behind : initiating_rank(group, members, offsets);
   std::optional<InitiatingRank> watchdog;
   if (rule.role == Role::kRootCause && group.ranks.size() > 1)
     watchdog = behind_in_watchdog(group.ranks, symptoms);
+  if (rule.role == Role::kRootCause && group.ranks.size() > 1 && !watchdog) {
+    if (auto lead = behind_in_work(symptoms, group.ranks))
+      watchdog = InitiatingRank{lead->rank, lead->reason};
+  }
   if (!initiating.rank && watchdog) {
     initiating.reason += "; " + watchdog->reason;
     initiating.rank = watchdog->rank;
@@ -910,6 +920,18 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
       analysis.diagnosis->confidence = std::min(1.0, analysis.diagnosis->confidence + 0.05);
     }
   }
+  // The launcher's Root Cause entry, when the error's own lines name no rank (among ranks that all
+  // report the same error, the agent's order is the order in which it polled them), or when only
+  // symptoms were found. Not for a layout error (tp., pp.): every rank computes the same shapes and
+  // fails alike, and which one the agent saw first is a race.
+  bool layout_error = chosen.rule->cause.starts_with("tp.") || chosen.rule->cause.starts_with("pp.");
+  if (!analysis.diagnosis->initiating_rank && !layout_error &&
+      (chosen.ranks.empty() || chosen.rule->role == Role::kSymptom)) {
+    if (auto lead = root_cause_entry(analysis.shape.processes, {})) {
+      analysis.diagnosis->initiating_rank = lead->rank;
+      analysis.diagnosis->reasons.back() += "; " + lead->reason;
+    }
+  }
   if (!analysis.diagnosis->initiating_rank) {
     observe_findings(analysis.shape.processes, findings);
     name_rank_from_peers(*analysis.diagnosis, chosen, peers_named(findings, analysis.shape.processes),
@@ -922,6 +944,10 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   }
   set_victim_aside(*analysis.diagnosis, roots, symptoms);
   note_rank_clue(*analysis.diagnosis, members, clues, rank_from_group);
+  if (auto rank = analysis.diagnosis->initiating_rank) {
+    if (auto reason = engine_rank_reason(*rank, members, analysis.shape.processes))
+      analysis.diagnosis->reasons.push_back(std::move(*reason));
+  }
   // The report counts the ranks findings name among the ranks seen (after the diagnosis, which
   // reads only the ranks lines showed), and the initiating rank, unless it is the one that logged
   // nothing (a silent rank, listed as missing).

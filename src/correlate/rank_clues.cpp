@@ -144,6 +144,21 @@ std::optional<int> local_rank_of(const Finding& finding) {
   return std::nullopt;
 }
 
+// The process a finding's line names (a `pid` fact) or comes from, and the rank the job's table
+// knows for it, where the host it names, if any, is the line's.
+std::optional<std::pair<int64_t, int>> process_rank_of(const Finding& finding,
+                                                       const job::ProcessTable& processes) {
+  for (int64_t pid : {int_fact(finding.facts, "pid").value_or(0), finding.pid}) {
+    const auto* known = processes.pid_facts(pid);
+    if (!known || known->rank < 0) continue;
+    if (!known->host.empty() && !finding.host.empty() &&
+        normalize_host(known->host) != normalize_host(finding.host))
+      continue;
+    return std::pair{pid, known->rank};
+  }
+  return std::nullopt;
+}
+
 std::optional<int> nccl_device_of(const Finding& finding) {
   if (finding.device >= 0) return finding.device;
   if (auto device = int_fact(finding.facts, "cuda_dev"); device && *device >= 0 && *device < 1 << 10)
@@ -189,10 +204,14 @@ std::map<uint64_t, RankClue> attribute_ranks(std::vector<Finding>& findings, con
       if (!rank) return;
       // NCCL's device prefix is trusted on one host only: elsewhere devices are often remapped.
       if (kind == ClueKind::kNcclDevice && rank->second == ClueMapping::kHostBlock) return;
-      RankClue found{kind, rank->second, rank->first, *index, finding.host, {}};
+      RankClue found{kind, rank->second, rank->first, *index, 0, finding.host, {}};
       if (rank->second == ClueMapping::kHostBlock) found.host_ranks = table.block_ranks(finding.host);
       clue = std::move(found);
     };
+    if (auto process = process_rank_of(finding, shape.processes)) {
+      clue = RankClue{
+          ClueKind::kProcess, ClueMapping::kPidTable, process->second, -1, process->first, finding.host, {}};
+    }
     try_index(ClueKind::kLocalRank, local_rank_of(finding));
     // The device a CUDA error names is the one that failed; elsewhere (a DataParallel imbalance
     // warning naming the weaker GPU) a device is only a subject.
@@ -213,8 +232,15 @@ std::string describe(const RankClue& clue) {
   std::string rank = "rank " + std::to_string(clue.rank);
   std::string index = std::to_string(clue.index);
   std::string on_host = clue.host.empty() ? "" : " on " + clue.host;
+  if (clue.kind == ClueKind::kProcess) {
+    return rank + " by its line's clue: the line is about process " + std::to_string(clue.pid) + on_host +
+           ", which the job's table of processes knows as " + rank +
+           " (from the logs' own lines for that pid; weaker than a rank prefix)";
+  }
   std::string what;
   switch (clue.kind) {
+    case ClueKind::kProcess:
+      break;
     case ClueKind::kLocalRank:
       what = "the launcher names local rank " + index + on_host;
       break;
@@ -235,6 +261,8 @@ std::string describe(const RankClue& clue) {
       break;
     case ClueMapping::kHostBlock:
       how = "that host's ranks are " + format_ranges(clue.host_ranks) + ", one block per host";
+      break;
+    case ClueMapping::kPidTable:
       break;
   }
   bool device = clue.kind != ClueKind::kLocalRank;

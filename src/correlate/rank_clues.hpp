@@ -1,6 +1,9 @@
 // Rank clues, for correlate: what a finding whose line names no rank still says about the rank
 // that printed it, read against the job's table of processes (job::ProcessTable: ranks per host,
 // the device NCCL lines show each rank driving). Each clue is weaker than a rank's own prefix:
+//   - the process the line names or comes from (a `pid` fact, such as torchrun's `failed
+//     (exitcode: 1) local_rank: 1 (pid: 31842)`, or the line's own pid) whose rank the table
+//     learned, however late in the logs (a failure summary, an NCCL communicator, an engine line);
 //   - the launcher's local rank (torchrun's `local_rank: 3`, a `[default3]` prefix) on a host
 //     whose ranks are known;
 //   - the CUDA device the error itself names (`GPU 5 has a total capacity`, `device 5`,
@@ -23,6 +26,7 @@
 namespace faultline::correlate {
 
 enum class ClueKind {
+  kProcess,      // the process the line names or comes from, by the table
   kLocalRank,    // the launcher's local rank
   kErrorDevice,  // the device the error names
   kNcclDevice,   // NCCL's [dev] prefix
@@ -33,13 +37,15 @@ enum class ClueMapping {
   kOneHost,      // the job shows one host: local is global
   kDeviceLines,  // NCCL lines show that rank on that device of that host
   kHostBlock,    // the host's ranks are an aligned block of the job's ranks per host
+  kPidTable,     // kProcess: the table knows the pid's rank
 };
 
 struct RankClue {
   ClueKind kind = ClueKind::kErrorDevice;
   ClueMapping mapping = ClueMapping::kOneHost;
   int rank = -1;
-  int index = -1;               // the local rank or device the line shows
+  int index = -1;               // the local rank or device the line shows (kProcess: none)
+  int64_t pid = 0;              // kProcess: the process
   std::string host;             // as the finding names it; empty when it names none
   std::vector<int> host_ranks;  // for kHostBlock: the block's ranks
 };

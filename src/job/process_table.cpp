@@ -54,13 +54,25 @@ ProcessTable::PidFacts* ProcessTable::pid_entry(int64_t pid) {
   return &pids_[pid];
 }
 
-void ProcessTable::learn_communicator_rank(int64_t pid, int rank, int64_t size, std::string_view host) {
+void ProcessTable::learn_rank(int64_t pid, int rank, int64_t size, std::string_view host, RankOrigin origin,
+                              uint64_t line) {
   if (pid == 0 || rank < 0 || rank >= size) return;
   PidFacts* known = pid_entry(pid);
   if (!known || size <= known->communicator_size) return;
   known->rank = rank;
   known->communicator_size = size;
+  known->origin = origin;
+  known->rank_line = line;
   if (known->host.empty() && !host.empty()) known->host.assign(host);
+}
+
+void ProcessTable::learn_communicator_rank(int64_t pid, int rank, int64_t size, std::string_view host) {
+  learn_rank(pid, rank, size, host, RankOrigin::kCommunicator, 0);
+}
+
+void ProcessTable::learn_engine_rank(int64_t pid, int rank, int64_t size, std::string_view host,
+                                     uint64_t line) {
+  learn_rank(pid, rank, size, host, RankOrigin::kEngine, line);
 }
 
 void ProcessTable::learn_launcher_rank(int64_t pid, int rank) {
@@ -68,7 +80,13 @@ void ProcessTable::learn_launcher_rank(int64_t pid, int rank) {
   if (PidFacts* known = pid_entry(pid)) {
     known->rank = rank;
     known->communicator_size = std::numeric_limits<int64_t>::max();
+    known->origin = RankOrigin::kLauncher;
   }
+}
+
+void ProcessTable::note_worker_failure(WorkerFailure failure) {
+  if (failure.rank < 0 || worker_failures_.size() >= kMaxEntries) return;
+  worker_failures_.push_back(std::move(failure));
 }
 
 void ProcessTable::learn_local_rank(int64_t pid, int local_rank) {

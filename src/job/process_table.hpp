@@ -36,10 +36,20 @@ class ProcessTable {
     int rank = -1;
   };
 
+  // What taught a pid its rank.
+  enum class RankOrigin {
+    kNone,
+    kCommunicator,  // an NCCL communicator line (`comm 0x… rank R nranks N`)
+    kLauncher,      // a launcher's prefix or failure summary that names rank and pid
+    kEngine,        // the engine's own rank line in the process's output (vLLM's `rank R in world size N`)
+  };
+
   // What the lines that say so taught about one pid, whatever host printed it.
   struct PidFacts {
     int rank = -1;
     int local_rank = -1;
+    RankOrigin origin = RankOrigin::kNone;
+    uint64_t rank_line = 0;  // the line (within its source) that taught the rank, for kEngine
     // The size of the communicator the rank came from (the largest a pid joins is the world);
     // the largest value for a launcher's word, which no communicator overrides.
     int64_t communicator_size = 0;
@@ -50,12 +60,32 @@ class ProcessTable {
   // The pid's rank in a communicator of `size` ranks; a larger communicator than the one its
   // rank came from replaces it. `host` is kept when the pid has none yet.
   void learn_communicator_rank(int64_t pid, int rank, int64_t size, std::string_view host);
+  // The engine's own line in the pid's output names its rank in a world of `size` ranks (line
+  // `line` of its source); like a communicator, the largest world wins.
+  void learn_engine_rank(int64_t pid, int rank, int64_t size, std::string_view host, uint64_t line);
   // A launcher names the pid's rank (a prefix or a failure summary): no communicator overrides it.
   void learn_launcher_rank(int64_t pid, int rank);
   void learn_local_rank(int64_t pid, int local_rank);
   void learn_pid_host(int64_t pid, std::string_view host);
   // What is known of `pid`, or null.
   const PidFacts* pid_facts(int64_t pid) const;
+
+  // A worker the launcher saw fail: an entry of torchelastic's failure summary (ChildFailedError),
+  // `first_observed` for its "Root Cause (first observed failure)" entry. The agent's view, not the
+  // worker's own words: its order is by whole-second times of the error files.
+  struct WorkerFailure {
+    int rank = -1;
+    int local_rank = -1;
+    std::string host;
+    int64_t pid = 0;
+    int64_t exitcode = 0;  // negative: the signal that ended it (-6 SIGABRT, -15 SIGTERM)
+    bool first_observed = false;
+    std::string time;  // as the summary prints it (whole seconds), empty when it has none
+    uint32_t source = 0;
+    uint64_t line = 0;  // of its `rank :` field
+  };
+  void note_worker_failure(WorkerFailure failure);
+  const std::vector<WorkerFailure>& worker_failures() const { return worker_failures_; }
 
   // Hosts and roles (pdsh `host: `, TorchX `role/0 `) seen as prefixes: a later line may carry
   // one before a plain message, where a first sighting needs a prefix after it.
@@ -97,7 +127,11 @@ class ProcessTable {
  private:
   PidFacts* pid_entry(int64_t pid);
 
+  void learn_rank(int64_t pid, int rank, int64_t size, std::string_view host, RankOrigin origin,
+                  uint64_t line);
+
   std::unordered_map<int64_t, PidFacts> pids_;
+  std::vector<WorkerFailure> worker_failures_;
   std::vector<std::string> prefix_hosts_;
   std::set<int> ranks_seen_;
   std::set<std::string, std::less<>> hosts_;

@@ -1,5 +1,8 @@
 #include "parse/process_lessons.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "base/text.hpp"
 
 namespace faultline::parse {
@@ -13,6 +16,47 @@ std::optional<int64_t> integer_after(string_view text, string_view label) {
   if (at == string_view::npos) return std::nullopt;
   string_view rest = text.substr(at + label.size());
   return take_integer(rest);
+}
+
+// An integer that may be negative (an exit code that is a signal).
+std::optional<int64_t> take_signed(string_view& text) {
+  bool negative = text.starts_with('-');
+  if (negative) text.remove_prefix(1);
+  auto value = take_integer(text);
+  if (!value) return std::nullopt;
+  return negative ? -*value : *value;
+}
+
+bool word_char(char c) {
+  return is_word(c);
+}
+
+// Where `key` starts a summary field in `text` ("rank      : 3", not "local_rank: 3"), from `from`.
+size_t find_field(string_view text, string_view key, size_t from) {
+  for (size_t at = text.find(key, from); at != string_view::npos; at = text.find(key, at + 1)) {
+    if (at > 0 && word_char(text[at - 1])) continue;
+    string_view rest = trim_left(text.substr(at + key.size()));
+    if (rest.starts_with(':')) return at;
+  }
+  return string_view::npos;
+}
+
+// vLLM's "rank 1 in world size 4 is assigned as DP rank 0, PP rank 0, TP rank 1, …": the rank and
+// the world size.
+bool engine_rank_line(string_view text, int64_t& rank, int64_t& size) {
+  size_t world = find_text(text, " in world size ");
+  if (world == string_view::npos || find_text(text, " is assigned as ") == string_view::npos) return false;
+  string_view before = text.substr(0, world);
+  size_t word = before.rfind("rank ");
+  if (word == string_view::npos || (word > 0 && word_char(before[word - 1]))) return false;
+  string_view number = before.substr(word + 5);
+  auto parsed_rank = take_integer(number);
+  string_view after = text.substr(world + 15);
+  auto parsed_size = take_integer(after);
+  if (!parsed_rank || !number.empty() || !parsed_size) return false;
+  rank = *parsed_rank;
+  size = *parsed_size;
+  return true;
 }
 
 }  // namespace
@@ -30,6 +74,25 @@ void ProcessLessons::learn(const Line& line, string_view text, job::ProcessTable
     }
     return;
   }
+  // vLLM's own rank lines, under a worker's process prefix.
+  if (line.pid != 0 && text.size() > 20 && (text[0] == 'r' || text[0] == 'w' || text[0] == 'v')) {
+    int64_t rank = 0, size = 0;
+    if (engine_rank_line(text, rank, size)) {
+      table.learn_engine_rank(line.pid, static_cast<int>(rank), size, line.host, line.number);
+      return;
+    }
+    // "world_size=4 rank=1 local_rank=1 distributed_init_method=tcp://10.0.0.1:29500 backend=nccl"
+    if (text.starts_with("world_size=") &&
+        find_text(text, " distributed_init_method=") != string_view::npos) {
+      auto world = integer_after(text, "world_size=");
+      auto rank_of = integer_after(text, " rank=");
+      auto local = integer_after(text, " local_rank=");
+      if (world && rank_of)
+        table.learn_engine_rank(line.pid, static_cast<int>(*rank_of), *world, line.host, line.number);
+      if (local) table.learn_local_rank(line.pid, static_cast<int>(*local));
+      return;
+    }
+  }
   // torchrun agent: "failed (exitcode: 1) local_rank: 3 (pid: 12345) of binary: …"
   if (find_text(text, "failed (exitcode: ") != string_view::npos) {
     auto local_rank = integer_after(text, "local_rank: ");
@@ -37,33 +100,71 @@ void ProcessLessons::learn(const Line& line, string_view text, job::ProcessTable
     if (local_rank && pid) table.learn_local_rank(*pid, static_cast<int>(*local_rank));
     return;
   }
-  learn_summary_line(text, table);
+  learn_summary(line, text, table);
 }
 
-// "  host      : node-3", "  rank      : 5 (local_rank: 1)", "  exitcode  : 1 (pid: 4242)"
-void ProcessLessons::learn_summary_line(string_view text, job::ProcessTable& table) {
+// torchelastic's failure summary, one field a line, or flattened onto one ("Root Cause (first
+// observed failure): [0]: time: … host: node-3 rank: 5 (local_rank: 1) exitcode: 1 (pid: 4242) …").
+void ProcessLessons::learn_summary(const Line& line, string_view text, job::ProcessTable& table) {
+  constexpr string_view kRootCause = "Root Cause (first observed failure)";
+  if (size_t at = find_text(text, kRootCause); at != string_view::npos) {
+    root_cause_ = true;
+    summary_host_.clear();
+    summary_time_.clear();
+    summary_rank_ = summary_local_rank_ = -1;
+    text.remove_prefix(at + kRootCause.size());
+    // Fields on the same line: each from its key to the next.
+    std::vector<size_t> starts;
+    for (string_view key : {"time", "host", "rank", "exitcode"}) {
+      if (size_t field = find_field(text, key, 0); field != string_view::npos) starts.push_back(field);
+    }
+    std::sort(starts.begin(), starts.end());
+    for (size_t i = 0; i < starts.size(); ++i) {
+      size_t end = i + 1 < starts.size() ? starts[i + 1] : text.size();
+      learn_summary_field(line, text.substr(starts[i], end - starts[i]), table);
+    }
+    return;
+  }
+  learn_summary_field(line, text, table);
+}
+
+// "  time      : 2026-11-29_10:22:19", "  host      : node-3", "  rank      : 5 (local_rank: 1)", "  exitcode
+// : 1 (pid: 4242)"
+void ProcessLessons::learn_summary_field(const Line& line, string_view text, job::ProcessTable& table) {
   text = trim_left(text);
-  if (text.empty() || (text.front() != 'h' && text.front() != 'r' && text.front() != 'e')) return;
+  if (text.empty() ||
+      (text.front() != 'h' && text.front() != 'r' && text.front() != 'e' && text.front() != 't'))
+    return;
   auto value_of = [&](string_view key) -> std::optional<string_view> {
     if (!text.starts_with(key)) return std::nullopt;
     string_view rest = trim_left(text.substr(key.size()));
     if (!rest.starts_with(": ")) return std::nullopt;
     return trim(rest.substr(2));
   };
-  if (auto host = value_of("host")) {
+  if (auto time = value_of("time")) {
+    summary_time_.assign(*time);
+  } else if (auto host = value_of("host")) {
     summary_host_.assign(*host);
   } else if (auto rank = value_of("rank")) {
     string_view rest = *rank;
     summary_rank_ = static_cast<int>(take_integer(rest).value_or(-1));
     summary_local_rank_ = static_cast<int>(integer_after(rest, "(local_rank: ").value_or(-1));
+    summary_rank_line_ = line.number;
   } else if (auto exit = value_of("exitcode")) {
     auto pid = integer_after(*exit, "(pid: ");
+    string_view code = *exit;
+    if (auto exitcode = take_signed(code); exitcode && summary_rank_ >= 0) {
+      table.note_worker_failure({summary_rank_, summary_local_rank_, summary_host_, pid.value_or(0),
+                                 *exitcode, root_cause_, summary_time_, line.source, summary_rank_line_});
+    }
+    root_cause_ = false;
     if (pid && (summary_rank_ >= 0 || summary_local_rank_ >= 0)) {
       table.learn_launcher_rank(*pid, summary_rank_);
       table.learn_local_rank(*pid, summary_local_rank_);
       table.learn_pid_host(*pid, summary_host_);
     }
     summary_host_.clear();
+    summary_time_.clear();
     summary_rank_ = summary_local_rank_ = -1;
   }
 }

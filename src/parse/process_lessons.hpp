@@ -4,8 +4,12 @@
 //   - NCCL `host:pid:tid [dev] NCCL INFO … comm 0x… rank R nranks N …` (the largest
 //     communicator a pid joins is the world; smaller ones are TP/PP groups with their own ranks);
 //   - vLLM process prefixes that name a rank and a pid (`(VllmWorker rank=2 pid=161)`);
+//   - vLLM's own rank lines, printed by each worker under its process prefix (`(RayWorkerWrapper
+//     pid=P, ip=H)`, `(VllmWorkerProcess pid=P)`): `rank R in world size N is assigned as DP rank
+//     …, TP rank …` and `world_size=N rank=R local_rank=L distributed_init_method=…`;
 //   - torchrun's `failed (exitcode: 1) local_rank: 3 (pid: 12345)`: a LOCAL rank only;
-//   - torchrun's ChildFailedError block: `host :`, `rank : R (local_rank: L)`, `exitcode : C (pid: P)`.
+//   - torchrun's ChildFailedError block: `host :`, `rank : R (local_rank: L)`, `exitcode : C (pid: P)`,
+//     each entry also kept as a worker failure, its "Root Cause (first observed failure)" marked.
 // A pid learned late only helps the lines after it: this is a stream. One per parser; not
 // thread-safe.
 #pragma once
@@ -22,8 +26,13 @@ namespace faultline::parse {
 
 // Literals (case-sensitive), one of which every line holds that ProcessLessons learns from. A
 // reader that skips lines still parses these (the job runner's sparse read).
-inline constexpr std::array<std::string_view, 4> kPidRankSources = {
-    "comm 0x", "failed (exitcode: ", "local_rank", "exitcode"};
+inline constexpr std::array<std::string_view, 7> kPidRankSources = {"comm 0x",
+                                                                    "failed (exitcode: ",
+                                                                    "local_rank",
+                                                                    "exitcode",
+                                                                    " in world size ",
+                                                                    "distributed_init_method=",
+                                                                    "first observed failure"};
 
 class ProcessLessons {
  public:
@@ -34,12 +43,16 @@ class ProcessLessons {
   static void apply(Line& line, const job::ProcessTable& table);
 
  private:
-  void learn_summary_line(std::string_view text, job::ProcessTable& table);
+  void learn_summary(const Line& line, std::string_view text, job::ProcessTable& table);
+  void learn_summary_field(const Line& line, std::string_view text, job::ProcessTable& table);
 
   // A ChildFailedError block being read: its host and rank lines come before the pid.
   std::string summary_host_;
+  std::string summary_time_;
   int summary_rank_ = -1;
   int summary_local_rank_ = -1;
+  uint64_t summary_rank_line_ = 0;
+  bool root_cause_ = false;  // the entry being read is the Root Cause (first observed failure)
 };
 
 }  // namespace faultline::parse
