@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <vector>
 
 #include "ingest/path_hints.hpp"
@@ -143,19 +144,34 @@ struct ArchiveInput {
   uint64_t stored_bytes() const { return compressed ? compressed->bytes() : consumed; }
 };
 
-// One member, read straight out of the archive.
+// One member, read straight out of the archive, block by block: archive_read_data would drop
+// the bytes it had copied in a call whose next block fails, and damage must cost only what
+// lies after it.
 class MemberSource final : public ByteSource {
  public:
   MemberSource(struct archive* archive, ArchiveInput& input, Budget& budget)
       : archive_(archive), input_(input), budget_(budget), consumed_at_start_(input.stored_bytes()) {}
   Result<size_t> read(std::span<char> buffer) override {
     if (!error_.empty()) return Status::error(error_);
-    la_ssize_t n = archive_read_data(archive_, buffer.data(), buffer.size());
-    if (n < 0) {
-      error_ = input_.error_text(archive_);
-      damage_offset_ = input_.damage_offset(archive_);
-      return Status::error(error_);
+    while (hole_ == 0 && block_.empty()) {
+      if (!damage_.empty()) {
+        error_ = damage_;
+        return Status::error(error_);
+      }
+      if (ended_) return size_t{0};
+      next_block();
     }
+    size_t n = 0;
+    if (hole_ > 0) {
+      n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), hole_));
+      std::memset(buffer.data(), 0, n);
+      hole_ -= n;
+    } else {
+      n = std::min(buffer.size(), block_.size());
+      std::memcpy(buffer.data(), block_.data(), n);
+      block_.remove_prefix(n);
+    }
+    position_ += n;
     auto produced = static_cast<uint64_t>(n);
     expanded_ += produced;
     input_.expanded += produced;
@@ -168,18 +184,46 @@ class MemberSource final : public ByteSource {
       if (!whole.empty()) error_ = input_.stopped = whole;
     }
     if (!error_.empty()) return Status::error(error_);
-    return static_cast<size_t>(n);
+    return n;
   }
   std::string format() const override { return input_.format; }
   std::optional<uint64_t> damage_offset() const override { return damage_offset_; }
   bool failed() const { return !error_.empty(); }
 
  private:
+  // The member's next block from libarchive, valid until the archive is called again (only this
+  // source calls it meanwhile). A damaged one is given as far as libarchive gave it, then fails.
+  void next_block() {
+    const void* data = nullptr;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    int status = archive_read_data_block(archive_, &data, &size, &offset);
+    if (status == ARCHIVE_EOF) {
+      ended_ = true;
+      return;
+    }
+    if (status == ARCHIVE_OK || status == ARCHIVE_WARN) {
+      // A sparse member's hole reads as zeros.
+      if (offset > 0 && static_cast<uint64_t>(offset) > position_)
+        hole_ = static_cast<uint64_t>(offset) - position_;
+      if (data) block_ = std::string_view(static_cast<const char*>(data), size);
+    }
+    if (status != ARCHIVE_OK) {
+      damage_ = input_.error_text(archive_);
+      damage_offset_ = input_.damage_offset(archive_);
+    }
+  }
+
   struct archive* archive_;
   ArchiveInput& input_;
   Budget& budget_;
   uint64_t consumed_at_start_;
   uint64_t expanded_ = 0;
+  uint64_t position_ = 0;   // bytes of the member given
+  uint64_t hole_ = 0;       // zeros to give before block_
+  std::string_view block_;  // what is left of libarchive's last block
+  bool ended_ = false;
+  std::string damage_;  // why the member cannot be read past block_
   std::string error_;
   std::optional<uint64_t> damage_offset_;  // not set for a limit
 };
