@@ -9,6 +9,7 @@
 
 #include "base/text.hpp"
 #include "report/report.hpp"
+#include "report/source_notes.hpp"
 #include "report/story.hpp"
 
 namespace faultline::report {
@@ -605,9 +606,8 @@ std::string render_html(const RunReport& report) {
       "</style></head><body>\n<h1>faultline report</h1>\n";
   for (size_t i = 0; i < report.jobs.size(); ++i) render_job(report, i, out);
   for (const auto& source : report.sources) {
-    if (source.lines_cut)
-      out += "<p class=\"muted\">note: " + escape_html(source.name) + ": " +
-             std::to_string(source.lines_cut) + " overlong line(s) cut</p>\n";
+    for (const auto& note : source_notes(source))
+      out += "<p class=\"muted\">note: " + escape_html(note) + "</p>\n";
   }
   return out + "</body></html>\n";
 }

@@ -7,6 +7,7 @@
 
 #include "base/text.hpp"
 #include "report/report.hpp"
+#include "report/source_notes.hpp"
 #include "report/story.hpp"
 
 namespace faultline::report {
@@ -468,30 +469,6 @@ std::string render_verification_text(const Verification& verification) {
          std::to_string(verification.exit_code) + ")\n";
 }
 
-namespace {
-
-// "note: rank3.log: read around 2 stretches of binary data (2097252 bytes): 2097152 NUL bytes at
-// byte 181, 100 binary bytes at byte 2097400": the first three, then how many more.
-std::string binary_note(const ingest::SourceInfo& source) {
-  constexpr size_t kShown = 3;
-  uint64_t count = source.binary_stretch_count;
-  std::string out = "note: " + source.name + ": read around " +
-                    (count == 1 ? std::string("a stretch") : std::to_string(count) + " stretches") +
-                    " of binary data";
-  if (count > 1) out += " (" + std::to_string(source.binary_bytes) + " bytes)";
-  out += ":";
-  for (size_t i = 0; i < source.binary_stretches.size() && i < kShown; ++i) {
-    const ingest::ByteStretch& stretch = source.binary_stretches[i];
-    out += std::string(i ? ", " : " ") + std::to_string(stretch.length) +
-           (stretch.nul ? " NUL bytes" : " binary bytes") + " at byte " + std::to_string(stretch.offset);
-  }
-  size_t shown = std::min(source.binary_stretches.size(), kShown);
-  if (count > shown) out += ", and " + std::to_string(count - shown) + " more";
-  return out + "\n";
-}
-
-}  // namespace
-
 std::string render_text(const RunReport& report, const TextOptions& options) {
   Renderer renderer(report, options);
   std::string out;
@@ -503,14 +480,7 @@ std::string render_text(const RunReport& report, const TextOptions& options) {
     }
   }
   for (const auto& source : report.sources) {
-    if (source.lines_cut) {
-      out += "note: " + source.name + ": " + std::to_string(source.lines_cut) + " overlong line(s) cut\n";
-    }
-    if (source.binary_stretch_count) out += binary_note(source);
-    if (source.error_offset) {
-      out += "note: " + source.name + ": read stopped: " + source.error + "; the " +
-             std::to_string(source.bytes) + " bytes before it were analysed\n";
-    }
+    for (const auto& note : source_notes(source)) out += "note: " + note + "\n";
   }
   return out;
 }

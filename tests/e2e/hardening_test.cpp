@@ -82,6 +82,9 @@ TEST_CASE(
   CHECK(run.out.find(field("length", uint64_t{1} << 20), second) != std::string::npos);
   CHECK(run.out.find(field("count", 2)) != std::string::npos);
 
+  RunResult html = run_faultline({"diagnose", "--format", "html", log});
+  CHECK(html.out.find("<p class=\"muted\">note: " + log + ": read around 2 stretches of binary data") !=
+        std::string::npos);
   RunResult text_run = run_faultline({"diagnose", "--color", "never", log});
   CHECK(text_run.out.find("\nnote: " + log + ": read around 2 stretches of binary data (" +
                           std::to_string(garbage.size() + (size_t{1} << 20)) +
