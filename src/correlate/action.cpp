@@ -218,7 +218,10 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   int64_t limit = std::max<int64_t>(gpus.value_or(64), 64);
   if (any_size) action.valid_tp = tp::valid_tp(model, limit, rules);
   if (model.layers) action.valid_pp = tp::valid_pp(model, limit);
-  if (any_size || model.layers || cause == "tp.size_exceeds_gpus") {
+  // An expert-parallel size that does not fit the GPUs (an `ep` fact) is no TP/PP layout to
+  // suggest: the rule's own fix says which EP sizes do.
+  bool expert_layout = cause == "tp.size_exceeds_gpus" && int_fact(facts, "ep");
+  if ((any_size || model.layers || cause == "tp.size_exceeds_gpus") && !expert_layout) {
     action.suggest = tp::suggest_layout(model, gpus, tp, pp, rules);
     bool exact = std::find(action.requirements.begin(), action.requirements.end(), "gpus-exact") !=
                  action.requirements.end();

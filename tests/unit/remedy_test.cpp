@@ -173,7 +173,11 @@ constexpr std::string_view kWorldNotTp =
     "not known";
 constexpr std::string_view kRequestedOnly =
     "the error gives the GPUs asked for, not those Ray has: no GPU count to fit a layout to";
+constexpr std::string_view kVirtualPipeline =
+    "the layers per stage over the virtual pipeline size: preflight has no --virtual-pipeline check";
 constexpr KnownGap kKnownGaps[] = {
+    {"pp.layers_not_divisible.megatron_virtual", 1, kVirtualPipeline},
+    {"pp.layers_not_divisible.megatron_virtual", 2, kVirtualPipeline},
     {"tp.ffn_not_divisible.assert_frames", 3, kExpertCount},
     {"tp.ffn_not_divisible.experts_divide_frames", 1, kExpertCount},
     {"tp.ffn_not_divisible.experts_ep", 1, kExpertCount},
@@ -385,4 +389,14 @@ TEST_CASE("an nvidia-smi table counts the node's GPUs for a layout that does not
     REQUIRE(stated != analysis.job_facts.end());
     CHECK(stated->where.line == static_cast<uint64_t>(3 + 2 * (node_gpus - 1)));
   }
+}
+
+TEST_CASE("an expert-parallel size that does not fit the world gets no TP layout, only the rule's EP fix") {
+  auto facts = facts_of({{"world_size", 6}, {"ep", 4}});
+  auto action = plan_action("tp.size_exceeds_gpus", "tp.size_exceeds_gpus.ep_divide_frames", facts, {});
+  CHECK_FALSE(action.suggest);
+  CHECK(action.settings.empty());
+  auto without_ep = plan_action("tp.size_exceeds_gpus", "tp.size_exceeds_gpus.divide_frames",
+                                facts_of({{"world_size", 6}, {"tp", 4}}), {});
+  CHECK(without_ep.suggest);
 }
