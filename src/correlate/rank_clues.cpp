@@ -146,13 +146,33 @@ std::optional<int> local_rank_of(const Finding& finding) {
 
 // The process a finding's line names (a `pid` fact) or comes from, and the rank the job's table
 // knows for it, where the host it names, if any, is the line's.
+// The actor a Ray error names in its message: "ray::RayWorkerWrapper.execute_method() (pid=7731,
+// ip=10.20.0.12, actor_id=…)", the worker that raised what the driver re-raises.
+int64_t ray_actor_pid(std::string_view text, std::string_view& host) {
+  size_t at = find_text(text, "() (pid=");
+  if (at == std::string_view::npos) return 0;
+  std::string_view rest = text.substr(at + 8);
+  auto pid = take_integer(rest);
+  if (!pid) return 0;
+  if (rest.starts_with(", ip=")) {
+    rest.remove_prefix(5);
+    host = rest.substr(0, rest.find_first_of(",) "));
+  }
+  return *pid;
+}
+
 std::optional<std::pair<int64_t, int>> process_rank_of(const Finding& finding,
                                                        const job::ProcessTable& processes) {
-  for (int64_t pid : {int_fact(finding.facts, "pid").value_or(0), finding.pid}) {
+  std::string_view actor_host;
+  int64_t actor = ray_actor_pid(finding.matched, actor_host);
+  for (size_t i = 0; actor == 0 && i < finding.evidence.size(); ++i)
+    actor = ray_actor_pid(finding.evidence[i].text, actor_host);
+  for (auto [pid, host] :
+       {std::pair{int_fact(finding.facts, "pid").value_or(0), std::string_view(finding.host)},
+        std::pair{finding.pid, std::string_view(finding.host)}, std::pair{actor, actor_host}}) {
     const auto* known = processes.pid_facts(pid);
     if (!known || known->rank < 0) continue;
-    if (!known->host.empty() && !finding.host.empty() &&
-        normalize_host(known->host) != normalize_host(finding.host))
+    if (!known->host.empty() && !host.empty() && normalize_host(known->host) != normalize_host(host))
       continue;
     return std::pair{pid, known->rank};
   }

@@ -2,7 +2,8 @@
 // that printed it, read against the job's table of processes (job::ProcessTable: ranks per host,
 // the device NCCL lines show each rank driving). Each clue is weaker than a rank's own prefix:
 //   - the process the line names or comes from (a `pid` fact, such as torchrun's `failed
-//     (exitcode: 1) local_rank: 1 (pid: 31842)`, or the line's own pid) whose rank the table
+//     (exitcode: 1) local_rank: 1 (pid: 31842)`, the line's own pid, or the Ray actor a driver's
+//     error names, `ray::RayWorkerWrapper.execute_method() (pid=P, ip=H, …)`) whose rank the table
 //     learned, however late in the logs (a failure summary, an NCCL communicator, an engine line);
 //   - the launcher's local rank (torchrun's `local_rank: 3`, a `[default3]` prefix) on a host
 //     whose ranks are known;

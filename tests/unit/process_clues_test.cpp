@@ -245,6 +245,32 @@ TEST_CASE("a Ray worker's OOM is named by the engine's rank line of its pid, whi
         reasons.end());
 }
 
+TEST_CASE("the driver's Ray error names the actor whose pid the engine's rank line mapped") {
+  std::string log =
+      "(RayWorkerWrapper pid=7731, ip=10.20.0.12) INFO 03-02 19:49:16 [parallel_state.py:959] rank 2 in "
+      "world size 4 "
+      "is assigned as DP rank 0, PP rank 0, TP rank 2\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/local/lib/python3.12/dist-packages/vllm/executor/ray_distributed_executor.py\", line "
+      "583, in "
+      "_run_workers\n"
+      "    ray_worker_outputs = ray.get(ray_worker_outputs)\n"
+      "ray.exceptions.RayTaskError(OutOfMemoryError): ray::RayWorkerWrapper.execute_method() (pid=7731, "
+      "ip=10.20.0.12, actor_id=3f1c9e6b40aa8e1d2b7c56e801000000, "
+      "repr=<vllm.executor.ray_utils.RayWorkerWrapper "
+      "object at 0x7f2b5c1d3e90>)\n";
+  auto analysis = faultline::testing::diagnose_log(log);
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
+  CHECK(analysis.findings.front().evidence.front().rank == 2);
+  SUBCASE("not when the actor ran on another host than the pid the table knows") {
+    log.replace(log.rfind("ip=10.20.0.12"), 13, "ip=10.20.0.13");
+    auto other = faultline::testing::diagnose_log(log);
+    REQUIRE(other.diagnosis.has_value());
+    CHECK(other.findings.front().evidence.front().rank == -1);
+  }
+}
+
 TEST_CASE("an agent's line about a worker's pid takes the rank the failure summary gives that pid") {
   std::string log =
       "E0907 22:23:42.318000 31790 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: "
