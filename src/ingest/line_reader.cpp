@@ -55,6 +55,8 @@ size_t rfind_separator(std::string_view text) {
   return last ? static_cast<size_t>(static_cast<const char*>(last) - text.data()) : std::string_view::npos;
 }
 
+uint64_t count_newlines(std::string_view text);
+
 // The number of NUL bytes `text` starts with, eight at a time.
 size_t leading_nuls(std::string_view text) {
   size_t i = 0;
@@ -95,13 +97,74 @@ std::string LineReader::binary_reason(std::string_view head) {
          " are control bytes or invalid UTF-8), not a log";
 }
 
+// For lent bytes, which are all there: the binary windows at the start are passed over at once.
 bool LineReader::check_head(std::string_view all) {
   if (checked_head_) return true;
   checked_head_ = true;
   std::string reason = binary_reason(all.substr(0, kBinaryCheckBytes));
   if (reason.empty()) return true;
-  status_ = Status::error(reason);
-  return false;
+  size_t start = 0;
+  for (size_t window = 1;; ++window) {
+    start += kBinaryCheckBytes;
+    if (start >= all.size() || window == kBinaryHeadWindows) {
+      status_ = Status::error(reason);
+      return false;
+    }
+    if (binary_reason(all.substr(start, kBinaryCheckBytes)).empty()) break;
+  }
+  // The line that began in the binary is not read: reading starts after its end.
+  const void* newline = std::memchr(all.data() + start, '\n', all.size() - start);
+  size_t resume = newline ? static_cast<size_t>(static_cast<const char*>(newline) - all.data()) + 1 : start;
+  stretches_.scan(all.substr(0, resume), 0);
+  line_number_ = count_newlines(all.substr(0, resume));
+  begin_ = end_ = window_ = resume;
+  bytes_ = resume;
+  return true;
+}
+
+// For copied bytes: the first `have` bytes of the buffer are the input's first; windows are
+// passed over, the buffer refilled behind them, until one of text.
+bool LineReader::pass_binary_head(std::string reason, size_t have) {
+  char* buffer = buffer_.get();
+  uint64_t lines_passed = 0;
+  for (size_t window = 1;; ++window) {
+    size_t passed = std::min<size_t>(have, kBinaryCheckBytes);
+    stretches_.scan(std::string_view(buffer, passed), bytes_);
+    lines_passed += count_newlines(std::string_view(buffer, passed));
+    bytes_ += passed;
+    std::memmove(buffer, buffer + passed, have - passed);
+    have -= passed;
+    while (have < kBinaryCheckBytes && !at_eof_ && status_) {
+      auto n = source_.read(std::span<char>(buffer + have, kBinaryCheckBytes - have));
+      if (!n) {
+        status_ = Status::error(n.status().message());
+      } else if (*n == 0) {
+        at_eof_ = true;
+      } else {
+        have += *n;
+      }
+    }
+    if (have == 0 || window == kBinaryHeadWindows) {
+      if (status_) status_ = Status::error(reason);
+      bytes_ = 0;  // none read as text, as when the bytes are lent
+      return false;
+    }
+    if (binary_reason(std::string_view(buffer, std::min<size_t>(have, kBinaryCheckBytes))).empty()) break;
+  }
+  const void* newline = std::memchr(buffer, '\n', have);
+  size_t resume = newline ? static_cast<size_t>(static_cast<const char*>(newline) - buffer) + 1 : 0;
+  stretches_.scan(std::string_view(buffer, resume), bytes_);
+  lines_passed += newline ? 1 : 0;
+  bytes_ += resume;
+  line_number_ = lines_passed;
+  std::memmove(buffer, buffer + resume, have - resume);
+  begin_ = 0;
+  end_ = have - resume;
+  note_nuls(0, end_);
+  stretches_.scan(std::string_view(buffer, end_), bytes_);
+  bytes_ += end_;
+  ++refills_;
+  return true;
 }
 
 void LineReader::note_nuls(size_t from, size_t to) {
@@ -129,6 +192,10 @@ bool LineReader::lend() {
     return false;
   }
   if (!check_head(lent_)) return false;
+  if (end_ == lent_.size()) {  // the binary head passed over ended in a line with no end
+    at_eof_ = true;
+    return false;
+  }
   size_t n = std::min(block_bytes_, lent_.size() - end_);
   window_ = begin_;
   note_nuls(end_, end_ + n);
@@ -167,7 +234,13 @@ bool LineReader::fill() {
     got += *n;
     if (checked_head_ || end_ + got >= kBinaryCheckBytes) break;
   }
-  if (got == 0 || !check_head(std::string_view(buffer_.get(), end_ + got))) return false;
+  if (got == 0) return false;
+  if (!checked_head_) {
+    checked_head_ = true;
+    std::string reason =
+        binary_reason(std::string_view(buffer_.get(), std::min<size_t>(got, kBinaryCheckBytes)));
+    if (!reason.empty()) return pass_binary_head(std::move(reason), got);
+  }
   note_nuls(end_, end_ + got);
   stretches_.scan(std::string_view(buffer_.get() + end_, got), bytes_);
   end_ += got;

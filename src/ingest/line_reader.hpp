@@ -10,9 +10,13 @@
 // the message glued after a 5 MB progress bar survives; a segment still past the cap is cut
 // there, the rest of it skipped up to the next separator, and the cut counted.
 //
-// Only an input that is binary through and through is refused: one whose first 64 KiB (or
-// all of it, if shorter), NUL bytes aside, hold more than 10% control bytes or invalid UTF-8.
-// The verdict is the same however the bytes arrive. NUL bytes in a text input are counted
+// Only an input that is binary through and through is refused. It is judged in windows of
+// 64 KiB from its start: a window (or the input's rest, if shorter) is binary when, NUL bytes
+// aside, more than 10% of it are control bytes or invalid UTF-8. Binary windows at the start are
+// passed over (their lines counted, not read) up to the first window of text, where reading
+// starts at the first line that begins in it; an input binary in all of its first 16 windows, or
+// to its end, is refused with the first window's reason. The verdict is the same however the
+// bytes arrive. NUL bytes in a text input are counted
 // (nul_bytes(), first_nul_offset()), and its stretches of NUL bytes or binary data are noted
 // with their offsets (binary_stretches()) while it is read around them.
 #pragma once
@@ -34,6 +38,7 @@ class LineReader final : public RecordReader {
   static constexpr size_t kBlockBytes = size_t{1} << 17;
   static constexpr size_t kMaxLineBytes = size_t{256} << 10;
   static constexpr uint64_t kBinaryCheckBytes = uint64_t{64} << 10;
+  static constexpr size_t kBinaryHeadWindows = 16;
 
   LineReader(ByteSource& source, uint32_t source_index, size_t block_bytes = kBlockBytes,
              size_t max_line_bytes = kMaxLineBytes);
@@ -66,7 +71,10 @@ class LineReader final : public RecordReader {
   bool fill();
   bool lend();  // fill() from the source's own bytes
   bool take_segment(Record& record);
-  bool check_head(std::string_view all);    // false (and status_ set) for a binary input
+  bool check_head(std::string_view all);  // false (and status_ set) for a binary input
+  // Past binary windows at the start of the buffered bytes: false (status_ set) when the input
+  // is binary through and through.
+  bool pass_binary_head(std::string reason, size_t have);
   void note_nuls(size_t from, size_t to);   // counts the NUL bytes of data()[from, to)
   bool may_hold_nul(size_t offset) const {  // whether data() may hold a NUL at or past offset
     return last_nul_ != kNone && last_nul_ >= offset;

@@ -93,6 +93,27 @@ TEST_CASE(
                           " NUL bytes at byte " + std::to_string(tail_at) + "\n") != std::string::npos);
 }
 
+TEST_CASE(
+    "binary head: a log that starts with binary data is read from its first text; one binary to its end is "
+    "skipped") {
+  Scratch scratch;
+  std::string garbage;
+  for (size_t i = 0; garbage.size() < (size_t{200} << 10); ++i)
+    garbage += static_cast<char>((i * 7919 + 13) % 256);
+  std::string steps;
+  for (int i = 0; i < 4000; ++i) steps += "[rank3]: step " + std::to_string(i) + "\n";
+  std::string log = scratch.write("rank3.log", garbage + "\n" + steps + kOomLine + "\n");
+  RunResult run = run_faultline({"diagnose", "--format", "json", log});
+  CHECK(run.exit_code == 1);
+  CHECK(outcome_from_report(run.out).cause == "cuda.oom");
+  CHECK(run.out.find("\"kind\": \"binary\"") != std::string::npos);
+
+  std::string core = scratch.write("core.12345", garbage + garbage);
+  RunResult binary = run_faultline({"diagnose", "--format", "json", core});
+  CHECK(binary.exit_code == 2);
+  CHECK(binary.err.starts_with("faultline: " + core + ": skipped: binary file ("));
+}
+
 TEST_CASE("a long carriage-return line: the OOM glued after a 5 MB progress bar is diagnosed") {
   Scratch scratch;
   std::string text = "[rank3]: loading\n";

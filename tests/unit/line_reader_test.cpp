@@ -304,6 +304,72 @@ TEST_CASE("only an input that is binary through and through is refused") {
         "UTF-8), not a log");
 }
 
+namespace {
+
+// `windows` windows of binary data (a core dump's bytes, newlines among them, but no carriage
+// return or NUL, which would split its lines in segments), then text.
+std::string binary_then_text(size_t windows, const std::string& text) {
+  std::string bytes;
+  for (size_t i = 0; bytes.size() < windows * LineReader::kBinaryCheckBytes + 300; ++i) {
+    auto byte = static_cast<char>((i * 7919 + 13) % 256);
+    bytes += byte == '\r' || byte == '\0' ? '\x01' : byte;
+  }
+  return bytes + "\n" + text;
+}
+
+std::string numbered_text_lines(int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) out += "[rank3]: step " + std::to_string(i) + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a binary head is passed over: reading starts at the first line of the first window of text") {
+  std::string text = numbered_text_lines(40000);
+  std::string bytes = binary_then_text(3, text);
+  for (size_t block : {size_t{4096}, LineReader::kBlockBytes}) {
+    CAPTURE(block);
+    auto result = read_all(bytes, block);  // lent and copied agree
+    CHECK(result.status == "");
+    REQUIRE(!result.lines.empty());
+    // The fourth window holds the binary's last 300 bytes and text: it is the first of text, and
+    // the first line read is the one after its first newline.
+    size_t window = 3 * LineReader::kBinaryCheckBytes;
+    REQUIRE(LineReader::binary_reason(
+                bytes.substr(window - LineReader::kBinaryCheckBytes, LineReader::kBinaryCheckBytes)) != "");
+    REQUIRE(LineReader::binary_reason(bytes.substr(window, LineReader::kBinaryCheckBytes)) == "");
+    size_t first_read = bytes.find('\n', window) + 1;
+    CHECK(result.lines.front().first == bytes.substr(first_read, bytes.find('\n', first_read) - first_read));
+    CHECK(result.lines.front().second ==
+          static_cast<uint64_t>(
+              std::count(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(first_read), '\n')) +
+              1);
+    CHECK(result.lines.back().first == "[rank3]: step 39999");
+    CHECK(result.bytes == bytes.size());
+  }
+  auto source = faultline::ingest::memory_source(bytes, false);
+  LineReader reader(*source, 0);
+  Record record;
+  while (reader.next(record)) {
+  }
+  auto stretches = reader.binary_stretches()->first();
+  REQUIRE(!stretches.empty());
+  CHECK(stretches.front().offset < 16);  // the binary head is the first stretch, from its start
+  CHECK(stretches.front().length > 3 * LineReader::kBinaryCheckBytes - 16);
+}
+
+TEST_CASE(
+    "an input binary in all of its first kBinaryHeadWindows windows is refused, text after them or not") {
+  auto late = read_all(binary_then_text(LineReader::kBinaryHeadWindows, numbered_text_lines(100)));
+  CHECK(late.lines.empty());
+  CHECK(late.status.starts_with("binary file ("));
+  CHECK(late.line_count == 0);
+  auto early = read_all(binary_then_text(LineReader::kBinaryHeadWindows - 2, numbered_text_lines(10000)));
+  CHECK(early.status == "");
+  CHECK(!early.lines.empty());
+}
+
 TEST_CASE("an input of NUL bytes only is not binary: it holds nothing") {
   auto result = read_all(std::string(100000, '\0'));
   CHECK(result.lines.empty());
