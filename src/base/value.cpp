@@ -34,6 +34,12 @@ const Value* find_fact(const Facts& facts, std::string_view name) {
   return nullptr;
 }
 
+std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
+  const Value* value = find_fact(facts, name);
+  if (!value || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
+  return std::get<int64_t>(*value);
+}
+
 void set_fact(Facts& facts, std::string name, Value value) {
   for (auto& [key, existing] : facts) {
     if (key == name) {

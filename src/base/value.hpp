@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -24,6 +25,8 @@ using Facts = std::vector<std::pair<std::string, Value>>;
 const Value* find_fact(const Facts& facts, std::string_view name);
 // The fact as text (to_display), empty when there is none.
 std::string fact_text(const Facts& facts, std::string_view name);
+// The fact when it is an integer; nothing when it is missing or not one.
+std::optional<int64_t> int_fact(const Facts& facts, std::string_view name);
 void set_fact(Facts& facts, std::string name, Value value);
 
 }  // namespace faultline

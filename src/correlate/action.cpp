@@ -8,11 +8,11 @@
 namespace faultline::correlate {
 namespace {
 
-std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
-  const Value* value = find_fact(facts, name);
-  if (!value || !std::holds_alternative<int64_t>(*value) || std::get<int64_t>(*value) <= 0)
-    return std::nullopt;
-  return std::get<int64_t>(*value);
+// A size the facts give: a positive integer, else nothing.
+std::optional<int64_t> size_fact(const Facts& facts, std::string_view name) {
+  auto value = faultline::int_fact(facts, name);
+  if (value && *value <= 0) return std::nullopt;
+  return value;
 }
 
 struct CauseAction {
@@ -71,23 +71,23 @@ std::optional<int64_t> job_gpus(const Facts& facts, const std::string& cause, in
   // A layout that did not fit: the GPUs there are (`gpus`) count before a world size, which
   // such an error may state as the size it asked for.
   bool did_not_fit = cause == "tp.size_exceeds_gpus";
-  std::optional<int64_t> gpus = did_not_fit ? int_fact(facts, "gpus") : int_fact(facts, "world_size");
-  if (!gpus) gpus = did_not_fit ? int_fact(facts, "world_size") : int_fact(facts, "gpus");
+  std::optional<int64_t> gpus = did_not_fit ? size_fact(facts, "gpus") : size_fact(facts, "world_size");
+  if (!gpus) gpus = did_not_fit ? size_fact(facts, "world_size") : size_fact(facts, "gpus");
   if (const Value* visible = find_fact(facts, "visible_devices"); !gpus && visible) {
     // CUDA_VISIBLE_DEVICES=0,1,2,3: the GPUs a process on that node sees.
     std::string list = to_display(*visible);
     gpus = 1 + static_cast<int64_t>(std::count(list.begin(), list.end(), ','));
   }
-  if (!gpus && int_fact(facts, "nproc_per_node")) {
-    gpus = *int_fact(facts, "nproc_per_node") * int_fact(facts, "nnodes").value_or(1);
+  if (!gpus && size_fact(facts, "nproc_per_node")) {
+    gpus = *size_fact(facts, "nproc_per_node") * size_fact(facts, "nnodes").value_or(1);
   }
-  if (!gpus && int_fact(facts, "node_gpus")) {
+  if (!gpus && size_fact(facts, "node_gpus")) {
     // A GPU table (nvidia-smi) of one node, times the nodes where the job states them.
-    gpus = *int_fact(facts, "node_gpus") * int_fact(facts, "nnodes").value_or(1);
+    gpus = *size_fact(facts, "node_gpus") * size_fact(facts, "nnodes").value_or(1);
   }
-  if (!gpus && cause != "tp.size_exceeds_gpus" && int_fact(facts, "tp")) {
-    auto tp = *int_fact(facts, "tp");
-    gpus = std::max(tp * int_fact(facts, "pp").value_or(1) * int_fact(facts, "dp").value_or(1), ranks);
+  if (!gpus && cause != "tp.size_exceeds_gpus" && size_fact(facts, "tp")) {
+    auto tp = *size_fact(facts, "tp");
+    gpus = std::max(tp * size_fact(facts, "pp").value_or(1) * size_fact(facts, "dp").value_or(1), ranks);
   }
   return gpus;
 }
@@ -124,16 +124,16 @@ void plan_checkpoint(Action& action, const std::string& rule_id, const Facts& fa
   for (auto [name, shape] :
        {std::pair{"ckpt_rows", &layout.saved_shape}, std::pair{"ckpt_cols", &layout.saved_shape},
         std::pair{"model_rows", &layout.current_shape}, std::pair{"model_cols", &layout.current_shape}}) {
-    if (auto size = int_fact(facts, name)) shape->push_back(*size);
+    if (auto size = size_fact(facts, name)) shape->push_back(*size);
   }
   auto ratio = tp::shard_ratio(layout.saved_shape, layout.current_shape);
   if (!ratio) return;
   layout.ratio = *ratio;
-  layout.loaded_tp = int_fact(facts, "tp");
+  layout.loaded_tp = size_fact(facts, "tp");
   if (layout.loaded_tp) layout.saved_tp = tp::saved_tp(*ratio, *layout.loaded_tp);
   action.framework = framework_of(rule_id, facts);
   if (layout.saved_tp) {
-    int64_t pp = int_fact(facts, "pp").value_or(1);
+    int64_t pp = size_fact(facts, "pp").value_or(1);
     action.gpus = job_gpus(facts, "tp.checkpoint_shard_mismatch", ranks);
     int64_t model_parallel = *layout.saved_tp * pp;
     if (!action.gpus) {
@@ -175,15 +175,15 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   if (!is_layout_cause(cause)) return action;
 
   tp::Geometry model;
-  model.heads = int_fact(facts, "heads");
-  model.kv_heads = int_fact(facts, "kv_heads");
-  model.hidden = int_fact(facts, "hidden");
-  model.ffn = int_fact(facts, "ffn");
-  model.moe_ffn = int_fact(facts, "moe_ffn");
-  model.experts = int_fact(facts, "experts");
-  model.vocab = int_fact(facts, "vocab");
-  model.layers = int_fact(facts, "layers");
-  model.vision_heads = int_fact(facts, "vision_heads");
+  model.heads = size_fact(facts, "heads");
+  model.kv_heads = size_fact(facts, "kv_heads");
+  model.hidden = size_fact(facts, "hidden");
+  model.ffn = size_fact(facts, "ffn");
+  model.moe_ffn = size_fact(facts, "moe_ffn");
+  model.experts = size_fact(facts, "experts");
+  model.vocab = size_fact(facts, "vocab");
+  model.layers = size_fact(facts, "layers");
+  model.vision_heads = size_fact(facts, "vision_heads");
   tp::SplitRules rules;
   action.framework = framework_of(rule_id, facts);
   bool kv_cause = cause == "tp.kv_heads_not_divisible";
@@ -206,8 +206,8 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   }
   bool any_size = model.heads || model.kv_heads || model.hidden || model.ffn || model.moe_ffn ||
                   (rules.vocab_unpadded && model.vocab);
-  auto tp = int_fact(facts, "tp").value_or(1);
-  auto pp = int_fact(facts, "pp").value_or(1);
+  auto tp = size_fact(facts, "tp").value_or(1);
+  auto pp = size_fact(facts, "pp").value_or(1);
   std::optional<int64_t> gpus = job_gpus(facts, cause, ranks);
   action.gpus = gpus;
   if (cause == "tp.size_exceeds_gpus" && gpus && *gpus >= tp * pp) {
@@ -220,7 +220,7 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   if (model.layers) action.valid_pp = tp::valid_pp(model, limit);
   // An expert-parallel size that does not fit the GPUs (an `ep` fact) is no TP/PP layout to
   // suggest: the rule's own fix says which EP sizes do.
-  bool expert_layout = cause == "tp.size_exceeds_gpus" && int_fact(facts, "ep");
+  bool expert_layout = cause == "tp.size_exceeds_gpus" && size_fact(facts, "ep");
   if ((any_size || model.layers || cause == "tp.size_exceeds_gpus") && !expert_layout) {
     action.suggest = tp::suggest_layout(model, gpus, tp, pp, rules);
     bool exact = std::find(action.requirements.begin(), action.requirements.end(), "gpus-exact") !=
@@ -315,13 +315,13 @@ std::string framework_of(const std::string& rule_id, const Facts& facts) {
 
 std::string verify_command(const Facts& facts, const Action& action, int64_t tp, int64_t pp, bool repro) {
   // A real model's heads (at most 256): a larger count is a size the rule took for heads, too big to run.
-  bool repro_can_tell = repro && pp == 1 && action.requirements.empty() && int_fact(facts, "heads") &&
-                        *int_fact(facts, "heads") <= 256 && !int_fact(facts, "hidden") &&
-                        !int_fact(facts, "layers") && !int_fact(facts, "vocab");
+  bool repro_can_tell = repro && pp == 1 && action.requirements.empty() && size_fact(facts, "heads") &&
+                        *size_fact(facts, "heads") <= 256 && !size_fact(facts, "hidden") &&
+                        !size_fact(facts, "layers") && !size_fact(facts, "vocab");
   if (repro_can_tell) {
-    std::string command = "faultline repro --heads " + std::to_string(*int_fact(facts, "heads"));
-    if (auto kv = int_fact(facts, "kv_heads")) command += " --kv-heads " + std::to_string(*kv);
-    if (auto ffn = int_fact(facts, "ffn")) command += " --ffn " + std::to_string(*ffn);
+    std::string command = "faultline repro --heads " + std::to_string(*size_fact(facts, "heads"));
+    if (auto kv = size_fact(facts, "kv_heads")) command += " --kv-heads " + std::to_string(*kv);
+    if (auto ffn = size_fact(facts, "ffn")) command += " --ffn " + std::to_string(*ffn);
     return command + " --tp " + std::to_string(tp);
   }
   std::string command = "faultline preflight";
@@ -334,7 +334,7 @@ std::string verify_command(const Facts& facts, const Action& action, int64_t tp,
   for (auto [fact, option] :
        {std::pair{"heads", "--heads"}, std::pair{"kv_heads", "--kv-heads"}, std::pair{"hidden", "--hidden"},
         std::pair{"ffn", "--ffn"}, std::pair{"vocab", "--vocab"}, std::pair{"layers", "--layers"}}) {
-    if (auto value = int_fact(facts, fact)) {
+    if (auto value = size_fact(facts, fact)) {
       command += std::string(" ") + option + " " + std::to_string(*value);
       any = true;
     }

@@ -7,12 +7,6 @@
 namespace faultline::correlate {
 namespace {
 
-std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
-  const Value* value = find_fact(facts, name);
-  if (!value || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
-  return std::get<int64_t>(*value);
-}
-
 std::optional<std::string> string_fact(const Facts& facts, std::string_view name) {
   const Value* value = find_fact(facts, name);
   if (!value || !std::holds_alternative<std::string>(*value)) return std::nullopt;

@@ -122,12 +122,6 @@ struct InitiatingRank {
 // Who started it, among the findings of the diagnosis' group (earliest first). One rank:
 // that rank. Several ranks: the earliest by timestamp, when timestamps tell them apart;
 // otherwise nobody, said plainly rather than guessed from input order.
-std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
-  const Value* value = find_fact(facts, name);
-  if (!value || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
-  return std::get<int64_t>(*value);
-}
-
 // Only symptoms (collective timeouts): the rank that stopped is the one that did NOT time
 // out in the collective the others waited in, or the one whose NCCL work is furthest behind.
 std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::vector<const Finding*>& members,

@@ -11,16 +11,6 @@ namespace {
 
 using rules::Finding;
 
-std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
-  const Value* value = find_fact(facts, name);
-  if (!value || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
-  return std::get<int64_t>(*value);
-}
-
-std::string ranks_phrase(const std::vector<int>& ranks) {
-  return (ranks.size() == 1 ? "rank " : "ranks ") + format_ranges(ranks);
-}
-
 bool allowed(const std::vector<int>& candidates, int rank) {
   return candidates.empty() || std::find(candidates.begin(), candidates.end(), rank) != candidates.end();
 }
@@ -93,7 +83,7 @@ std::optional<RankLead> behind_in_work(const std::vector<const Finding*>& findin
     for (int64_t value : other_values) values += (values.empty() ? "" : ", ") + std::to_string(value);
     return RankLead{least->first, "rank " + std::to_string(least->first) + " " + counter.what + " " +
                                       std::to_string(least->second) + ", against " + values + " on " +
-                                      ranks_phrase(others) +
+                                      ranks_phrase(others, "no rank") +
                                       "): it is behind, and the others wait for it (weaker than a rank's own "
                                       "error)"};
   }

@@ -11,12 +11,6 @@ namespace {
 
 using rules::Finding;
 
-std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
-  const Value* value = find_fact(facts, name);
-  if (!value || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
-  return std::get<int64_t>(*value);
-}
-
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
