@@ -128,9 +128,9 @@ class PrefixScanner {
   }
 
   bool take_one() {
-    return take_paren_prefix() || take_bracketed() || take_iso_prefix() || take_ctime_prefix() ||
-           take_srun_label() || take_compose_prefix() || take_glog_header() || take_vllm_header() ||
-           take_host_prefix() || take_role_prefix();
+    return take_paren_prefix() || take_bracketed() || take_iso_prefix() || take_syslog_prefix() ||
+           take_ctime_prefix() || take_srun_label() || take_compose_prefix() || take_glog_header() ||
+           take_vllm_header() || take_host_prefix() || take_role_prefix();
   }
 
  private:
@@ -419,6 +419,50 @@ class PrefixScanner {
       set_severity(severity);
       rest = probe;
     }
+  }
+
+  // A syslog line as /var/log/syslog, kern.log and `journalctl` (short) write it: "Apr 17 04:31:47
+  // dgx-b12 kernel: NVRM: Xid ..." or "... dgx-b12 python[2214873]: ...": time without a year, the
+  // host, the program and its pid. The host is where a kernel's GPU fault happened.
+  bool take_syslog_prefix() {
+    static constexpr string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (rest_.size() < 20 || !is_alpha(rest_[0]) || rest_[3] != ' ') return false;
+    size_t month_at = kMonths.find(rest_.substr(0, 3));
+    if (month_at == string_view::npos || month_at % 3 != 0) return false;
+    string_view rest = rest_.substr(4);
+    if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    auto day = take_integer(rest);
+    int hour, minute, second;
+    if (!day || !take_char(rest, ' ') || !take_clock(rest, hour, minute, second) || !take_char(rest, ' ')) {
+      return false;
+    }
+    size_t host_length = 0;
+    while (host_length < rest.size() && is_host_char(rest[host_length])) ++host_length;
+    if (host_length == 0 || host_length >= rest.size() || rest[host_length] != ' ') return false;
+    string_view host = rest.substr(0, host_length);
+    rest.remove_prefix(host_length + 1);
+    size_t program_length = 0;
+    while (program_length < rest.size() && (is_host_char(rest[program_length]) ||
+                                            rest[program_length] == '_' || rest[program_length] == '/')) {
+      ++program_length;
+    }
+    if (program_length == 0) return false;
+    rest.remove_prefix(program_length);
+    std::optional<int64_t> pid;
+    if (take_char(rest, '[')) {
+      pid = take_integer(rest);
+      if (!pid || !take_char(rest, ']')) return false;
+    }
+    if (!take_char(rest, ':')) return false;
+    take_char(rest, ' ');
+    Timestamp time = make_timestamp(0, static_cast<int>(month_at / 3) + 1, static_cast<int>(*day), hour,
+                                    minute, second, 0);
+    if (!time.valid) return false;
+    set_time(time);
+    line_.host = host;
+    if (pid) line_.pid = *pid;
+    rest_ = rest;
+    return true;
   }
 
   // Open MPI --timestamp-output glues ctime() in front: "Sat Nov 29 10:22:33 2026[1,5]<stderr>:"

@@ -248,6 +248,21 @@ TEST_CASE("Python logging with a bare level word") {
   CHECK(line.severity == 'F');
 }
 
+TEST_CASE("a syslog header gives the time without a year, the host and the program's pid") {
+  auto kernel =
+      parse_one("Apr 17 04:31:47 dgx-b12 kernel: NVRM: Xid (PCI:0000:b7:00): 48, pid=22, name=python");
+  CHECK(kernel.text == "NVRM: Xid (PCI:0000:b7:00): 48, pid=22, name=python");
+  CHECK(kernel.host == "dgx-b12");
+  CHECK(time_of(kernel) == "04-17T04:31:47");
+  auto program = parse_one("Dec  1 09:05:00 node-3 python[4412]: RuntimeError: boom");
+  CHECK(program.text == "RuntimeError: boom");
+  CHECK(program.host == "node-3");
+  CHECK(program.pid == 4412);
+  // Not a syslog header: a month name that starts prose, a ctime() stamp.
+  CHECK(parse_one("May 3 things went wrong: all of them").host.empty());
+  CHECK(parse_one("Sat Nov 29 10:22:33 2026[1,5]<stderr>:hello").rank == 5);
+}
+
 TEST_CASE("ISO-8601 timestamp prefix as kubectl --timestamps writes it") {
   auto line = parse_one("2026-11-29T10:22:33.123456789Z [rank2]: hello");
   CHECK(line.text == "hello");

@@ -400,3 +400,16 @@ TEST_CASE("an expert-parallel size that does not fit the world gets no TP layout
                                 facts_of({{"world_size", 6}, {"tp", 4}}), {});
   CHECK(without_ep.suggest);
 }
+
+TEST_CASE("a kernel log's Xid names its host from the syslog header, and the remedy leaves that host out") {
+  for (std::string host : {"dgx-b12", "gpu-node-07.cluster"}) {
+    CAPTURE(host);
+    auto analysis = analyse(
+        "Apr 17 04:30:02 " + host + " systemd[1]: Started Session 1188 of User slurm.\n" +
+        "Apr 17 04:31:47 " + host +
+        " kernel: NVRM: Xid (PCI:0000:b7:00): 79, pid=2214873, name=python, GPU has fallen off the bus.\n");
+    REQUIRE(analysis.diagnosis);
+    CHECK(analysis.diagnosis->cause == "cuda.hardware_xid_ecc");
+    CHECK(analysis.diagnosis->action.exclude_hosts == std::vector<std::string>{host});
+  }
+}
