@@ -964,6 +964,14 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
   analysis.findings = std::move(root_groups);
   analysis.findings.insert(analysis.findings.end(), std::make_move_iterator(symptom_groups.begin()),
                            std::make_move_iterator(symptom_groups.end()));
+  const FindingGroup& initiating = analysis.findings.front();
+  if (initiating.hosts.size() == 1 &&
+      (!analysis.diagnosis->initiating_rank || initiating.ranks.size() <= 1)) {
+    analysis.diagnosis->initiating_host = initiating.hosts.front();
+  } else if (analysis.diagnosis->initiating_rank) {
+    analysis.diagnosis->initiating_host =
+        analysis.shape.processes.host_of_rank(*analysis.diagnosis->initiating_rank);
+  }
   analysis.diagnosis->story = tell_story(*analysis.diagnosis, analysis.findings);
   for (auto& reason : attribution_reasons(analysis.findings.front(), analysis.job_facts)) {
     analysis.diagnosis->reasons.push_back(std::move(reason));

@@ -75,6 +75,9 @@ struct Diagnosis {
   std::string fingerprint;
   std::string failure_template;  // cause `unrecognised`: the error's template (fingerprint.hpp)
   std::optional<int> initiating_rank;
+  // Where the initiating failure happened: the one host its lines came from, or the host the job's
+  // table of processes places the initiating rank on; empty when no line says.
+  std::string initiating_host;
   Timestamp first_seen;
   Facts facts;
   std::string explain;

@@ -194,6 +194,16 @@ std::string ProcessTable::host_of(std::string_view peer) const {
   return name;
 }
 
+std::string ProcessTable::host_of_rank(int rank) const {
+  std::string found;
+  for (const auto& [host, ranks] : host_ranks_) {
+    if (!ranks.contains(rank)) continue;
+    if (!found.empty()) return "";
+    found = host;
+  }
+  return found;
+}
+
 std::vector<int> ProcessTable::ranks_of(std::string_view peer) const {
   auto it = host_ranks_.find(host_of(peer));
   if (it == host_ranks_.end()) return {};

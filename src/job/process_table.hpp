@@ -123,6 +123,8 @@ class ProcessTable {
   std::vector<int> ranks_of(std::string_view peer) const;
   // The host an address belongs to, or the normalized peer itself.
   std::string host_of(std::string_view peer) const;
+  // The one host (normalized) that lines of `rank` came from; empty when none or several.
+  std::string host_of_rank(int rank) const;
 
  private:
   PidFacts* pid_entry(int64_t pid);

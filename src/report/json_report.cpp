@@ -148,6 +148,11 @@ void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis,
     json.number(int64_t{*diagnosis.initiating_rank});
   else
     json.null();
+  json.key("initiating_host");
+  if (!diagnosis.initiating_host.empty())
+    json.string(diagnosis.initiating_host);
+  else
+    json.null();
   json.key("first_seen");
   if (diagnosis.first_seen.valid)
     json.string(diagnosis.first_seen.to_string());

@@ -405,6 +405,7 @@ void Renderer::job(const correlate::JobAnalysis& job, std::string& out) const {
   std::string rank = diagnosis.initiating_rank ? std::to_string(*diagnosis.initiating_rank)
                                                : std::string("unknown (no line names it)");
   std::string summary = "initiating rank: " + paint_.bold(rank);
+  if (!diagnosis.initiating_host.empty()) summary += "   host: " + diagnosis.initiating_host;
   if (diagnosis.first_seen.valid) summary += "   first seen: " + display_time(diagnosis.first_seen);
   char confidence[16];
   std::snprintf(confidence, sizeof confidence, "%.2f", diagnosis.confidence);

@@ -54,10 +54,11 @@ TEST_CASE(
 
 TEST_CASE("the text report names the diagnosis in its first lines") {
   RunResult run = run_faultline({"diagnose", "--color", "never", key_case()});
-  CHECK(run.out.find(
-            "Diagnosis: tp.heads_not_divisible  Attention heads not divisible by the tensor-parallel "
-            "size (vLLM)\n  initiating rank: 3   confidence: 0.90\n  rule: tp.heads_not_divisible.vllm   "
-            "seen on rank 3\n") == 0);
+  CHECK(
+      run.out.find("Diagnosis: tp.heads_not_divisible  Attention heads not divisible by the tensor-parallel "
+                   "size (vLLM)\n  initiating rank: 3   host: gpu-a100-017   confidence: 0.90\n  rule: "
+                   "tp.heads_not_divisible.vllm   "
+                   "seen on rank 3\n") == 0);
 }
 
 TEST_CASE("one error in stderr.log, error.json and the console is shown once, its other files counted") {

@@ -179,6 +179,7 @@ TEST_CASE("64 ranks on 8 hosts with skewed clocks: the rank that ran out of memo
     REQUIRE(analysis.diagnosis.has_value());
     CHECK(analysis.diagnosis->cause == "cuda.oom");
     CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(kCulprit));
+    CHECK(analysis.diagnosis->initiating_host == host_name(kCulpritHost));
     CHECK(any_reason_contains(*analysis.diagnosis,
                               "clock skew mattered: " + host_name(kCulpritHost) + "'s clock runs "));
     CHECK(any_reason_contains(*analysis.diagnosis, "ALLREDUCE SeqNum"));
@@ -214,6 +215,7 @@ TEST_CASE("64 ranks on 8 hosts: an out-of-memory line whose only rank clue is it
       REQUIRE(analysis.diagnosis.has_value());
       CHECK(analysis.diagnosis->cause == "cuda.oom");
       CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(kCulprit));
+      CHECK(analysis.diagnosis->initiating_host == host_name(kCulpritHost));
       CHECK(any_reason_contains(*analysis.diagnosis,
                                 "rank 37 by its line's clue: the error names CUDA device 5 on node-4; that "
                                 "host's ranks are 32-39, one block per host, and with one GPU per process "

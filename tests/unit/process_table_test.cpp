@@ -92,3 +92,15 @@ TEST_CASE("host names are compared without case, domain or IPv6 scope") {
   CHECK(faultline::job::normalize_host("10.0.0.5") == "10.0.0.5");
   CHECK(faultline::job::normalize_host("fe80::1%ib0") == "fe80::1");
 }
+
+TEST_CASE("the host of a rank is the one host its lines came from, none when several or none") {
+  faultline::job::ProcessTable table;
+  table.observe("node-a", 0, "");
+  table.observe("node-a", 1, "");
+  table.observe("node-b", 2, "");
+  CHECK(table.host_of_rank(1) == "node-a");
+  CHECK(table.host_of_rank(2) == "node-b");
+  CHECK(table.host_of_rank(7).empty());
+  table.observe("node-c", 2, "");
+  CHECK(table.host_of_rank(2).empty());
+}
