@@ -175,7 +175,10 @@ constexpr std::string_view kRequestedOnly =
     "the error gives the GPUs asked for, not those Ray has: no GPU count to fit a layout to";
 constexpr std::string_view kVirtualPipeline =
     "the layers per stage over the virtual pipeline size: preflight has no --virtual-pipeline check";
+constexpr std::string_view kMeshOnly =
+    "the message gives the mesh's size only: neither the world size nor a TP degree to fit";
 constexpr KnownGap kKnownGaps[] = {
+    {"tp.size_exceeds_gpus.device_mesh_bigger", 2, kMeshOnly},
     {"pp.layers_not_divisible.megatron_virtual", 1, kVirtualPipeline},
     {"pp.layers_not_divisible.megatron_virtual", 2, kVirtualPipeline},
     {"tp.ffn_not_divisible.assert_frames", 3, kExpertCount},
