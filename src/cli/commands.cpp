@@ -13,6 +13,7 @@
 #include "base/text.hpp"
 #include "cli/redacting_output.hpp"
 #include "cli/verify_command.hpp"
+#include "ingest/path_hints.hpp"
 #include "job/job_runner.hpp"
 #include "report/report.hpp"
 
@@ -125,11 +126,12 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
                     ? ingest::InputList{{"-"}, {}}
                     : ingest::expand_inputs(options.inputs, options.include, options.exclude);
   for (auto& skipped : inputs.skipped) runner.add_skipped(std::move(skipped));
+  bool one_node_log_dir = !ingest::torchrun_layouts_span_nodes(inputs.files);
   for (const auto& path : inputs.files) {
     if (path == "-" && out.in_is_terminal()) {
       out.err("faultline: paste the log, then press Ctrl-D on an empty line (Ctrl-C cancels)\n");
     }
-    runner.add_path(path);
+    runner.add_path(path, one_node_log_dir);
   }
   std::string job_name = options.inputs.empty() ? "<stdin>" : join(options.inputs, " ");
   std::vector<ingest::Skipped> baseline_skipped;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "ingest/path_hints.hpp"
 #include "job/job_runner.hpp"
 #include "report/report.hpp"
 #include "scan/job_plan.hpp"
@@ -69,6 +70,7 @@ std::string analyse_job(const scan::PlannedJob& job, const rules::Engine& engine
   report::RunReport report;
   try {
     job::JobRunner runner(engine);
+    bool one_node_log_dir = !ingest::torchrun_layouts_span_nodes(job.files);
     for (const auto& file : job.files) {
       ingest::for_each_source(
           file,
@@ -79,7 +81,8 @@ std::string analyse_job(const scan::PlannedJob& job, const rules::Engine& engine
           [&](ingest::Skipped skipped) {
             if (skipped.source != file) ++members;
             runner.add_skipped(std::move(skipped));
-          });
+          },
+          {}, one_node_log_dir);
     }
     report.jobs.push_back(runner.finish(job.name));
     report.sources = runner.sources();

@@ -131,7 +131,7 @@ InputList expand_inputs(const std::vector<std::string>& paths, const std::vector
 }
 
 void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip,
-                     const ExpansionLimits& limits) {
+                     const ExpansionLimits& limits, bool torchrun_layout_is_global) {
   std::string name = path == "-" ? "<stdin>" : printable_name(path);
   auto raw = open_file(path);
   if (!raw) {
@@ -139,7 +139,7 @@ void for_each_source(const std::string& path, const SourceVisitor& visit, const 
     return;
   }
   std::optional<int> rank_hint;
-  if (path != "-") rank_hint = rank_from_path(path);
+  if (path != "-") rank_hint = rank_from_path(path, torchrun_layout_is_global);
   read_input(name, rank_hint, **raw, limits, visit, skip);
 }
 

@@ -63,7 +63,9 @@ struct ExpansionLimits {
 // a file that cannot be opened, links and special members, a damaged archive header.
 using SourceVisitor = std::function<void(SourceInfo info, ByteSource& source)>;
 using SkipVisitor = std::function<void(Skipped skipped)>;
+// `torchrun_layout_is_global`: whether a torchrun --log-dir path's `attempt_K/N/` names rank N
+// (false when the inputs span nodes: torchrun_layouts_span_nodes, path_hints.hpp).
 void for_each_source(const std::string& path, const SourceVisitor& visit, const SkipVisitor& skip,
-                     const ExpansionLimits& limits = {});
+                     const ExpansionLimits& limits = {}, bool torchrun_layout_is_global = true);
 
 }  // namespace faultline::ingest

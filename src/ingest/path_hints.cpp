@@ -1,5 +1,6 @@
 #include "ingest/path_hints.hpp"
 
+#include <set>
 #include <vector>
 
 #include "base/text.hpp"
@@ -59,13 +60,28 @@ std::optional<int> from_slurm_name(std::string_view file) {
 
 }  // namespace
 
-std::optional<int> rank_from_path(std::string_view path) {
+std::optional<int> rank_from_path(std::string_view path, bool torchrun_layout_is_global) {
   auto parts = split_path(path);
   if (parts.empty()) return std::nullopt;
-  if (auto rank = from_torchrun_layout(parts)) return rank;
+  if (auto rank = from_torchrun_layout(parts)) {
+    if (!torchrun_layout_is_global) return std::nullopt;
+    return rank;
+  }
   std::string_view file = parts.back();
   if (auto rank = from_slurm_name(file)) return rank;
   return from_rank_word(file);
+}
+
+bool torchrun_layouts_span_nodes(const std::vector<std::string>& paths) {
+  std::set<std::string> roots;
+  for (const auto& path : paths) {
+    auto parts = split_path(path);
+    if (!from_torchrun_layout(parts)) continue;
+    std::string root;
+    for (size_t i = 0; i + 3 < parts.size(); ++i) root.append(parts[i]).push_back('/');
+    roots.insert(std::move(root));
+  }
+  return roots.size() > 1;
 }
 
 std::string printable_name(std::string_view name) {

@@ -333,11 +333,12 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
   sources_.push_back(std::move(info));
 }
 
-void JobRunner::add_path(const std::string& path) {
+void JobRunner::add_path(const std::string& path, bool torchrun_layout_is_global) {
   ingest::for_each_source(
       path,
       [this](ingest::SourceInfo info, ingest::ByteSource& source) { add_source(source, std::move(info)); },
-      [this](ingest::Skipped skipped) { skipped_.push_back(std::move(skipped)); });
+      [this](ingest::Skipped skipped) { skipped_.push_back(std::move(skipped)); }, {},
+      torchrun_layout_is_global);
 }
 
 bool JobRunner::had_input_errors() const {

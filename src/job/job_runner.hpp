@@ -26,8 +26,8 @@ class JobRunner {
   // goes to skipped() with its reason; a source that fails part-way keeps what was read and
   // records the error in its SourceInfo.
   void add_source(ingest::ByteSource& source, ingest::SourceInfo info);
-  // Opens and reads a path ("-" for stdin).
-  void add_path(const std::string& path);
+  // Opens and reads a path ("-" for stdin). `torchrun_layout_is_global`: see ingest::for_each_source.
+  void add_path(const std::string& path, bool torchrun_layout_is_global = true);
   void add_skipped(ingest::Skipped skipped) { skipped_.push_back(std::move(skipped)); }
 
   // `baseline`: fingerprints of a healthy run's findings (baseline_fingerprints()).

@@ -54,3 +54,19 @@ TEST_CASE("a plain file name gives no rank") {
   CHECK_FALSE(rank_from_path("-").has_value());
   CHECK_FALSE(rank_from_path("<example>").has_value());
 }
+
+TEST_CASE("torchrun log dirs of two nodes name local ranks, not ranks") {
+  using faultline::ingest::torchrun_layouts_span_nodes;
+  std::vector<std::string> one_node = {"logs/run_a1/attempt_0/0/stderr.log",
+                                       "logs/run_a1/attempt_0/3/stderr.log",
+                                       "logs/run_a1/attempt_1/3/stderr.log", "driver.log"};
+  CHECK_FALSE(torchrun_layouts_span_nodes(one_node));
+  std::vector<std::string> two_nodes = {"node-a/run_x/attempt_0/3/stderr.log",
+                                        "node-b/run_x/attempt_0/3/stderr.log"};
+  CHECK(torchrun_layouts_span_nodes(two_nodes));
+  CHECK(rank_from_path("node-a/run_x/attempt_0/3/stderr.log") == 3);
+  CHECK_FALSE(rank_from_path("node-a/run_x/attempt_0/3/stderr.log", false));
+  // The other layouts name global ranks whatever the job spans.
+  CHECK(rank_from_path("node-a/rank5.log", false) == 5);
+  CHECK(rank_from_path("slurm-4412-7.out", false) == 7);
+}
