@@ -58,6 +58,16 @@ FileText read_small_file(const std::string& path) {
   return {true, text.str()};
 }
 
+size_t leading_nuls(std::string_view text) {
+  size_t i = 0;
+  for (uint64_t word; i + 8 <= text.size(); i += 8) {
+    std::memcpy(&word, text.data() + i, 8);
+    if (word != 0) break;
+  }
+  while (i < text.size() && text[i] == '\0') ++i;
+  return i;
+}
+
 std::string format_ranges(const std::vector<int>& sorted_values) {
   std::string out;
   for (size_t i = 0; i < sorted_values.size();) {

@@ -39,6 +39,9 @@ bool starts_with_word(std::string_view text, std::string_view word);
 // byte is common (a space), which find() would stop at again and again.
 size_t find_text(std::string_view text, std::string_view needle);
 
+// The number of NUL bytes `text` starts with (a zeroed file tail is read eight bytes at a time).
+size_t leading_nuls(std::string_view text);
+
 // "0-2,4-7" for {0,1,2,4,5,6,7}.
 std::string format_ranges(const std::vector<int>& sorted_values);
 

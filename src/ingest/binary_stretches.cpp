@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+
+#include "base/text.hpp"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -26,16 +28,6 @@ size_t sequence_length(unsigned char lead) {
 bool is_text_control(unsigned char byte) {
   return byte == '\t' || byte == '\n' || byte == '\r' || byte == 0x1b || byte == '\b' || byte == '\f' ||
          byte == '\v';
-}
-
-size_t leading_nuls(std::string_view text) {
-  size_t i = 0;
-  for (uint64_t word; i + 8 <= text.size(); i += 8) {
-    std::memcpy(&word, text.data() + i, 8);
-    if (word != 0) break;
-  }
-  while (i < text.size() && text[i] == '\0') ++i;
-  return i;
 }
 
 }  // namespace

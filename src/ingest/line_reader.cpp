@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+
+#include "base/text.hpp"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -56,17 +58,6 @@ size_t rfind_separator(std::string_view text) {
 }
 
 uint64_t count_newlines(std::string_view text);
-
-// The number of NUL bytes `text` starts with, eight at a time.
-size_t leading_nuls(std::string_view text) {
-  size_t i = 0;
-  for (uint64_t word; i + 8 <= text.size(); i += 8) {
-    std::memcpy(&word, text.data() + i, 8);
-    if (word != 0) break;
-  }
-  while (i < text.size() && text[i] == '\0') ++i;
-  return i;
-}
 
 }  // namespace
 
