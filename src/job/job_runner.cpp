@@ -39,25 +39,38 @@ size_t lookback_for(const rules::Engine::SparseScreen& sparse, std::string_view 
   return 0;
 }
 
-// Whether `hit` is a literal of the process lessons in a stretch of line already seen around the same
-// literal: the line can teach nothing new, and the sparse read need not stop at it. The stretch runs from 96
-// bytes before the literal's end to 64 after, within its line: the host, pid, communicator, rank and size of
-// an NCCL line. New stretches are remembered (a bounded number).
+// Whether `hit`, a literal of the process lessons, is on a line that can teach the process table
+// nothing new. An NCCL line teaches what its prefix says (host, pid and device:
+// `[default3]:node5:9279:9533 [3] NCCL INFO AllGather: ... comm 0x...`), unless it names a rank or
+// an address (`comm 0x... rank 3 nranks 8`, `NET/IB : Using ...`), which it always teaches: a
+// prefix seen since the table last learnt a rank teaches nothing. Any other line teaches what the
+// stretch around the literal says. `remember`: record a prefix or stretch not seen before, as read.
 bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_view block,
-                      const rules::LiteralScreen::Hit& hit, std::unordered_set<uint64_t>& lessons) {
+                      const rules::LiteralScreen::Hit& hit, std::unordered_set<uint64_t>& lessons,
+                      bool remember) {
   if (sparse.roles[hit.literal] != rules::Engine::SparseScreen::Role::kPidRankSource) return false;
-  size_t begin = hit.end > 96 ? hit.end - 96 : 0;
-  size_t end = std::min(block.size(), size_t{hit.end} + 64);
-  std::string_view before = block.substr(begin, hit.end - begin);
-  std::string_view after = block.substr(hit.end, end - hit.end);
+  std::string_view before = block.substr(0, hit.end);
   if (size_t newline = before.rfind('\n'); newline != std::string_view::npos)
     before.remove_prefix(newline + 1);
+  std::string_view after = block.substr(hit.end);
   if (size_t newline = after.find('\n'); newline != std::string_view::npos) after = after.substr(0, newline);
+  size_t nccl = before.find(" NCCL ");
+  if (nccl != std::string_view::npos &&
+      (after.find(" rank ") != std::string_view::npos || after.find("Using") != std::string_view::npos ||
+       before.find("Using") != std::string_view::npos)) {
+    if (remember) lessons.clear();  // what the table learns may give the prefixes seen a rank
+    return false;
+  }
+  // Any other line teaches what its stretch around the literal says: 96 bytes before its end, 64 after.
+  std::string_view stretch =
+      nccl != std::string_view::npos
+          ? before.substr(0, nccl)
+          : std::string_view(before.data() + (before.size() > 96 ? before.size() - 96 : 0),
+                             std::min<size_t>(before.size(), 96) + std::min<size_t>(after.size(), 64));
   // std::hash reads 8 bytes at a step, FNV-1a one: this runs at every NCCL line of a log.
-  uint64_t hash =
-      std::hash<std::string_view>{}(std::string_view(before.data(), before.size() + after.size()));
+  uint64_t hash = std::hash<std::string_view>{}(stretch);
   if (lessons.contains(hash)) return true;
-  if (lessons.size() < kMaxLessons) lessons.insert(hash);
+  if (remember && lessons.size() < kMaxLessons) lessons.insert(hash);
   return false;
 }
 
@@ -258,7 +271,8 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       Role role = sparse->roles[hits[last_hit].literal];
       bool lesson = role == Role::kPidRankSource;
       opens = opens || (!lesson && role != Role::kInTraceback);
-      teaches = teaches || lesson;
+      teaches = teaches ||
+                (lesson && !repeats_a_lesson(*sparse, block, hits[last_hit], stages.learned_lessons, true));
     }
     // A line the process table learns from is read: the skip below stops only at lessons not seen before.
     bool must_read = !past_head || opens || teaches || !assembler_idle || stages.parser.busy();
@@ -268,8 +282,9 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       // Nothing open: pass over the lines up to a few before the next hit without looking at them.
       size_t next = last_hit;  // the next hit worth stopping at
       // Words that matter only inside a traceback do not stop the skip: its header would.
-      while (next < hits.size() && (sparse->roles[hits[next].literal] == Role::kInTraceback ||
-                                    repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons)))
+      while (next < hits.size() &&
+             (sparse->roles[hits[next].literal] == Role::kInTraceback ||
+              repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons, false)))
         ++next;
       size_t target = next < hits.size() ? hits[next].end - 1 : block.size();
       if (reader.skip_lines_before(target, lookback_for(*sparse, block, hits, next)) > 0)
