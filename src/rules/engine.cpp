@@ -8,6 +8,7 @@
 
 #include "base/text.hpp"
 #include "parse/ansi.hpp"
+#include "rules/template_match.hpp"
 
 namespace faultline::rules {
 
@@ -66,16 +67,49 @@ std::string frame_site(std::string_view frame) {
   return std::string(file) + " in " + std::string(header.substr(in + 5));
 }
 
+// Runs `pattern` on `text`; a pattern that treats every digit alike reuses its result on the
+// text's template where this thread met that template before (template_match.hpp).
+bool match_groups(const Pattern& pattern, std::string_view text, std::vector<re2::StringPiece>& groups) {
+  const RE2& regex = pattern.regex();
+  groups.assign(static_cast<size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
+  re2::StringPiece input(text.data(), text.size());
+  if (!pattern.digit_uniform()) {
+    return regex.Match(input, 0, input.size(), RE2::UNANCHORED, groups.data(),
+                       static_cast<int>(groups.size()));
+  }
+  thread_local TemplateCache cache;
+  if (const TemplateCache::Result* cached = cache.find(pattern.serial(), text)) {
+    if (!cached->matched) return false;
+    for (size_t i = 0; i < groups.size() && i < cached->groups.size(); ++i) {
+      const auto& span = cached->groups[i];
+      if (span.begin >= 0)
+        groups[i] = re2::StringPiece(text.data() + span.begin, static_cast<size_t>(span.size));
+    }
+    return true;
+  }
+  TemplateCache::Result result;
+  result.matched =
+      regex.Match(input, 0, input.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()));
+  if (result.matched) {
+    for (const auto& group : groups) {
+      if (group.data() == nullptr) {
+        result.groups.push_back({});
+      } else {
+        result.groups.push_back(
+            {static_cast<int32_t>(group.data() - text.data()), static_cast<int32_t>(group.size())});
+      }
+    }
+  }
+  bool matched = result.matched;
+  cache.store(pattern.serial(), text, std::move(result));
+  return matched;
+}
+
 bool captures_into(const Pattern& pattern, std::string_view text, Facts& facts, size_t* offset = nullptr,
                    std::string_view* matched = nullptr) {
-  re2::StringPiece input(text.data(), text.size());
-  const RE2& regex = pattern.regex();
   thread_local std::vector<re2::StringPiece> groups;
-  groups.assign(static_cast<size_t>(regex.NumberOfCapturingGroups()) + 1, re2::StringPiece());
-  if (!regex.Match(input, 0, input.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()))) {
-    return false;
-  }
-  if (offset) *offset = static_cast<size_t>(groups[0].data() - input.data());
+  if (!match_groups(pattern, text, groups)) return false;
+  if (offset) *offset = static_cast<size_t>(groups[0].data() - text.data());
   if (matched) *matched = std::string_view(groups[0].data(), groups[0].size());
   for (const auto& [name, index] : pattern.captures) {
     const auto& group = groups[static_cast<size_t>(index)];

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <map>
 #include <mutex>
@@ -14,6 +15,7 @@
 
 #include "base/text.hpp"
 #include "rules/rule_set.hpp"
+#include "rules/template_match.hpp"
 
 namespace faultline::rules {
 namespace {
@@ -457,6 +459,13 @@ class PackLoader {
 struct Pattern::Compiled {
   std::once_flag once;
   std::unique_ptr<RE2> regex;
+  bool digit_uniform = false;
+  uint64_t serial = next_serial();
+
+  static uint64_t next_serial() {
+    static std::atomic<uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
 };
 
 namespace {
@@ -472,8 +481,18 @@ std::unique_ptr<RE2> compile_regex(const std::string& text) {
 const RE2& Pattern::regex() const {
   std::call_once(compiled->once, [this] {
     if (!compiled->regex) compiled->regex = compile_regex(text);
+    compiled->digit_uniform = rules::digit_uniform(text);
   });
   return *compiled->regex;
+}
+
+bool Pattern::digit_uniform() const {
+  regex();
+  return compiled->digit_uniform;
+}
+
+uint64_t Pattern::serial() const {
+  return compiled->serial;
 }
 
 Result<Pattern> compile_pattern(std::string text) {

@@ -37,6 +37,10 @@ struct Pattern {
   // Compiled with the options of every rule pattern; compiled at the first call when the pattern
   // was made by deferred_pattern.
   const re2::RE2& regex() const;
+  // Whether the pattern treats every digit alike (template_match.hpp), and a number no other
+  // pattern of the run has: with it, its matches are cached by template.
+  bool digit_uniform() const;
+  uint64_t serial() const;
 
   struct Compiled;
   std::shared_ptr<Compiled> compiled;
