@@ -4,7 +4,7 @@
 # (`tools/setup.sh faultline`). Safe to run again: it does nothing twice.
 # With FAULTLINE_TEST_TOOLS=1 it also installs what the tests drive: headless Chromium (the
 # HTML report), the archivers the archive tests pack with, and Node.js with the schema
-# validators in tests/schema.
+# validators in tests/schema, and nettle-dev (the golden test hashes corpus-real reports with it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +14,7 @@ packages=(g++ cmake make pkg-config libre2-dev libsimdjson-dev libyaml-cpp-dev
 # Hyperscan for the sparse read of large logs: the original on x86, its port elsewhere.
 if [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ]; then packages+=(libhyperscan-dev); else packages+=(libvectorscan-dev); fi
 if [ "${FAULTLINE_TEST_TOOLS:-0}" = 1 ]; then
-  packages+=(chromium zstd xz-utils bzip2 zip clang-format)
+  packages+=(chromium zstd xz-utils bzip2 zip clang-format nettle-dev)
   command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 fi
 missing=()

@@ -35,6 +35,11 @@ bool have_schema_validators() {
 }
 
 RunResult run_faultline(const std::vector<std::string>& arguments, const std::string& stdin_text) {
+  return run_faultline_in("", arguments, stdin_text);
+}
+
+RunResult run_faultline_in(const std::string& directory, const std::vector<std::string>& arguments,
+                           const std::string& stdin_text) {
   namespace fs = std::filesystem;
   fs::path scratch = fs::temp_directory_path() / ("faultline-e2e-" + std::to_string(::getpid()));
   fs::create_directories(scratch);
@@ -48,6 +53,7 @@ RunResult run_faultline(const std::vector<std::string>& arguments, const std::st
   posix_spawn_file_actions_addopen(&actions, 0, in_path.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   std::vector<std::string> argv_storage = {FAULTLINE_BINARY};
   argv_storage.insert(argv_storage.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;

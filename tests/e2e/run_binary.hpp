@@ -16,6 +16,10 @@ struct RunResult {
 
 // `arguments` follow the binary; `stdin_text` is fed to its standard input.
 RunResult run_faultline(const std::vector<std::string>& arguments, const std::string& stdin_text = "");
+// The same, with `directory` as the binary's working directory (relative paths in `arguments`
+// are then read from there, and the report names them as given).
+RunResult run_faultline_in(const std::string& directory, const std::vector<std::string>& arguments,
+                           const std::string& stdin_text = "");
 
 std::string source_dir();
 std::string binary_dir();
