@@ -39,11 +39,11 @@ std::optional<double> HostOffsets::corrected(const rules::Finding& finding) cons
   return static_cast<double>(finding.time.seconds_in_year()) - of(finding.host);
 }
 
-std::string HostOffsets::describe(const std::string& host) const {
+std::optional<int64_t> HostOffsets::whole_offset(const std::string& host) const {
   double offset = of(host);
-  if (std::fabs(offset) < 1.0) return {};
-  auto whole = static_cast<long long>(std::llround(std::fabs(offset)));
-  return host + "'s clock runs " + std::to_string(whole) + " s " + (offset > 0 ? "ahead" : "behind");
+  if (std::fabs(offset) < 1.0) return std::nullopt;
+  auto whole = static_cast<int64_t>(std::llround(std::fabs(offset)));
+  return offset > 0 ? whole : -whole;
 }
 
 HostOffsets estimate_host_offsets(const std::vector<rules::Finding>& findings) {
@@ -94,9 +94,7 @@ HostOffsets estimate_host_offsets(const std::vector<rules::Finding>& findings) {
     any_off = any_off || std::fabs(start - reference) >= 1.0;
   }
   if (!any_off) return {};
-  std::string op = best_key->second.empty() ? "the collective" : best_key->second;
-  offsets.basis = "the watchdog timeouts of " + op + " SeqNum " + std::to_string(best_key->first) + " on " +
-                  std::to_string(best_ranks) + " ranks across " + std::to_string(best_hosts) + " hosts";
+  offsets.basis = {best_key->second, best_key->first, best_ranks, best_hosts};
   return offsets;
 }
 

@@ -8,6 +8,7 @@
 // good to about a second. Pure: no I/O.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,7 +23,16 @@ struct HostOffsets {
   // Host -> seconds its clock runs ahead of the job's median host (negative: behind). Only
   // hosts whose offset could be measured are listed.
   std::map<std::string, double> seconds;
-  std::string basis;  // what the estimate rests on, e.g. "the watchdog timeouts of ALLREDUCE SeqNum 1580"
+  // What the estimate rests on: the watchdog timeouts of collective `op` SeqNum `seq` (op empty
+  // when the lines do not name it), on `ranks` ranks across `hosts` hosts.
+  struct Basis {
+    std::string op;
+    int64_t seq = 0;
+    size_t ranks = 0;
+    size_t hosts = 0;
+    bool operator==(const Basis&) const = default;
+  };
+  Basis basis;
 
   bool empty() const { return seconds.empty(); }
   // 0 for a host whose offset is unknown.
@@ -30,8 +40,9 @@ struct HostOffsets {
   // A finding's time on the job's common clock, in seconds of the year; nothing when the
   // finding has no time.
   std::optional<double> corrected(const rules::Finding& finding) const;
-  // How a host's clock differs, in words ("node-4's clock runs 6 s ahead"); empty under 1 s.
-  std::string describe(const std::string& host) const;
+  // Whole seconds a host's clock runs ahead (negative: behind); nothing under 1 s, or when the
+  // host's offset is unknown.
+  std::optional<int64_t> whole_offset(const std::string& host) const;
 };
 
 // Estimates offsets from the findings of one job. Empty when fewer than two hosts share a

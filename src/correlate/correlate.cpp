@@ -113,11 +113,22 @@ std::vector<std::string> render_all(const std::vector<rules::Template>& template
   return out;
 }
 
+using Reason = ConfidenceReason;
+using Kind = ConfidenceReason::Kind;
+
 struct InitiatingRank {
   std::optional<int> rank;
-  std::string reason;
-  std::string skew_note = {};  // set when correcting host clocks changed who looks first
+  std::vector<Reason> reasons;
+  std::optional<Reason> skew_note = {};  // set when correcting host clocks changed who looks first
 };
+
+// The reporters of a failure: their ranks, and whether processes with no rank reported it too.
+Reason reporters(Kind kind, const std::vector<int>& ranks, bool all_ranked) {
+  Reason reason(kind);
+  reason.set("ranks", ranks);
+  if (!all_ranked) reason.set("unranked", true);
+  return reason;
+}
 
 // Who started it, among the findings of the diagnosis' group (earliest first). One rank:
 // that rank. Several ranks: the earliest by timestamp, when timestamps tell them apart;
@@ -133,10 +144,11 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
     std::set_difference(ranks_seen.begin(), ranks_seen.end(), group.ranks.begin(), group.ranks.end(),
                         std::back_inserter(silent));
     if (silent.size() == 1) {
-      return InitiatingRank{silent.front(), "ranks " + format_ranges(group.ranks) + " timed out in SeqNum " +
-                                                std::to_string(*seq) + "; rank " +
-                                                std::to_string(silent.front()) +
-                                                " did not, so it never reached that collective"};
+      return InitiatingRank{silent.front(),
+                            {Reason(Kind::kSilentInCollective)
+                                 .set("ranks", group.ranks)
+                                 .set("seq", *seq)
+                                 .set("rank", silent.front())}};
     }
   }
   // A rank with no line at all, while every rank that logged timed out in the same collective:
@@ -148,12 +160,11 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
     }
     if (std::vector<int>(waited.begin(), waited.end()) == ranks_seen) {
       int silent = coverage.missing_ranks.front();
-      std::string world = coverage.world_size ? " of a world of " + std::to_string(*coverage.world_size) : "";
-      return InitiatingRank{silent, "every rank that logged (" + ranks_phrase(ranks_seen, "no rank") + world +
-                                        ") timed out in SeqNum " + std::to_string(*seq) + "; rank " +
-                                        std::to_string(silent) +
-                                        " logged nothing, so it is the suspect: it never reached that "
-                                        "collective (weak evidence: its log may only be missing)"};
+      Reason reason(Kind::kSilentMissingRank);
+      reason.set("ranks", ranks_seen);
+      if (coverage.world_size) reason.set("world_size", *coverage.world_size);
+      reason.set("seq", *seq).set("rank", silent);
+      return InitiatingRank{silent, {reason}};
     }
   }
   std::map<int, int64_t> completed;  // rank -> lowest "last completed NCCL work"
@@ -169,9 +180,9 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
     bool unique = std::count_if(completed.begin(), completed.end(),
                                 [&](const auto& entry) { return entry.second == lowest->second; }) == 1;
     if (unique) {
-      return InitiatingRank{lowest->first, "rank " + std::to_string(lowest->first) +
-                                               " completed the fewest NCCL work items (" +
-                                               std::to_string(lowest->second) + "): it fell behind first"};
+      return InitiatingRank{
+          lowest->first,
+          {Reason(Kind::kFewestCompleted).set("rank", lowest->first).set("work", lowest->second)}};
     }
   }
   return std::nullopt;
@@ -179,42 +190,42 @@ std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::ve
 
 // The earliest of several reporters on different hosts, on the job's common clock. The offsets
 // are good to about a second, so reports less than a second apart are not ordered.
-InitiatingRank earliest_after_skew(const Finding& first, const Finding& runner_up, const std::string& who,
-                                   const HostOffsets& offsets) {
+InitiatingRank earliest_after_skew(const Finding& first, const Finding& runner_up, bool all_ranked,
+                                   const std::vector<int>& ranks, const HostOffsets& offsets) {
   double gap = *offsets.corrected(runner_up) - *offsets.corrected(first);
-  if (gap < 1.0)
-    return {std::nullopt,
-            who + " all reported it within a second of each other, once host clocks are aligned"};
-  auto where = [&](const Finding& f) {
-    std::string text = " at " + f.time.to_string();
-    if (!f.host.empty()) text += " on " + f.host;
-    return text;
-  };
-  std::string first_skew = offsets.describe(first.host);
-  std::string other =
-      runner_up.rank >= 0 ? "rank " + std::to_string(runner_up.rank) : "a process with no rank";
-  InitiatingRank out;
-  out.rank = first.rank;
-  out.reason = "rank " + std::to_string(first.rank) + " reported it first," + where(first) +
-               (first_skew.empty() ? "" : " (" + first_skew + ")") + ", " +
-               std::to_string(std::llround(gap)) + " s before " + other + where(runner_up) +
-               (first.time_inherited || runner_up.time_inherited
-                    ? " (from the timestamps of the lines before the errors)"
-                    : "");
+  if (gap < 1.0) return {std::nullopt, {reporters(Kind::kReportedSameSecondAligned, ranks, all_ranked)}};
+  Reason reason(Kind::kReportedFirstAligned);
+  reason.set("rank", first.rank).set("at", first.time.to_string());
+  if (!first.host.empty()) reason.set("host", first.host);
+  if (auto offset = offsets.whole_offset(first.host)) reason.set("clock_offset", *offset);
+  reason.set("seconds_before", static_cast<int64_t>(std::llround(gap)));
+  if (runner_up.rank >= 0) reason.set("other_rank", runner_up.rank);
+  reason.set("other_at", runner_up.time.to_string());
+  if (!runner_up.host.empty()) reason.set("other_host", runner_up.host);
+  if (first.time_inherited || runner_up.time_inherited) reason.set("inherited", true);
+  InitiatingRank out{first.rank, {reason}};
   if (compare(first.time, runner_up.time).value_or(0) >= 0) {
-    std::vector<std::string> skewed;
+    std::vector<std::string> hosts;
+    std::vector<int64_t> skews;
     for (const auto* f : {&first, &runner_up}) {
-      if (auto text = offsets.describe(f->host); !text.empty()) skewed.push_back(text);
+      if (auto offset = offsets.whole_offset(f->host)) {
+        hosts.push_back(f->host);
+        skews.push_back(*offset);
+      }
     }
-    out.skew_note = "clock skew mattered: " + join(skewed, ", ") + " (estimated from " + offsets.basis +
-                    "); by the raw timestamps " + other + " would look first";
+    Reason note(Kind::kClockSkewMattered);
+    note.set("hosts", hosts).set("offsets", skews);
+    note.set("op", offsets.basis.op).set("seq", offsets.basis.seq);
+    note.set("basis_ranks", offsets.basis.ranks).set("basis_hosts", offsets.basis.hosts);
+    if (runner_up.rank >= 0) note.set("other_rank", runner_up.rank);
+    out.skew_note = note;
   }
   return out;
 }
 
 InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<const Finding*>& members,
                                const HostOffsets& offsets) {
-  if (group.ranks.empty()) return {std::nullopt, "no line names the rank that reported it"};
+  if (group.ranks.empty()) return {std::nullopt, {Reason(Kind::kNoRankNamed)}};
   bool all_ranked =
       std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->rank >= 0; });
   // Reports with a pid but no rank may be other processes, or the named rank itself in a
@@ -232,32 +243,32 @@ InitiatingRank initiating_rank(const FindingGroup& group, const std::vector<cons
   if (group.ranks.size() == 1 && !other_processes) {
     // Reports that name neither a rank nor a process (a launcher echoing the error, an
     // unprefixed copy) cannot contradict the one rank that is named.
-    return {group.ranks.front(), "only rank " + std::to_string(group.ranks.front()) + " reported it" +
-                                     (all_ranked ? "" : " (other copies name no rank)")};
+    Reason only(Kind::kOnlyRankReporting);
+    only.set("rank", group.ranks.front());
+    if (!all_ranked) only.set("unranked_copies", true);
+    return {group.ranks.front(), {only}};
   }
-  std::string who = all_ranked ? "ranks " + format_ranges(group.ranks)
-                               : "rank(s) " + format_ranges(group.ranks) + " and processes with no rank";
   const Finding* first = members.front();
   auto runner_up =
       std::find_if(members.begin(), members.end(), [&](const Finding* f) { return f->rank != first->rank; });
   if (runner_up == members.end())
-    return {first->rank, "only rank " + std::to_string(first->rank) + " reported it"};
+    return {first->rank, {Reason(Kind::kOnlyRankReporting).set("rank", first->rank)}};
   bool all_timed =
       std::all_of(members.begin(), members.end(), [](const Finding* f) { return f->time.valid; });
-  if (!all_timed) return {std::nullopt, who + " all reported it and no timestamps order them"};
-  if (first->rank < 0) return {std::nullopt, "the earliest report names no rank"};
+  if (!all_timed) return {std::nullopt, {reporters(Kind::kReportedUnordered, group.ranks, all_ranked)}};
+  if (first->rank < 0) return {std::nullopt, {Reason(Kind::kEarliestNamesNoRank)}};
   bool across_hosts = first->host != (*runner_up)->host;
-  if (!offsets.empty() && across_hosts) return earliest_after_skew(*first, **runner_up, who, offsets);
+  if (!offsets.empty() && across_hosts)
+    return earliest_after_skew(*first, **runner_up, all_ranked, group.ranks, offsets);
   if (compare(first->time, (*runner_up)->time).value_or(0) >= 0) {
-    return {std::nullopt, who + " all reported it within the same second"};
+    return {std::nullopt, {reporters(Kind::kReportedSameSecond, group.ranks, all_ranked)}};
   }
-  bool inherited = first->time_inherited || (*runner_up)->time_inherited;
-  std::string other =
-      (*runner_up)->rank >= 0 ? "rank " + std::to_string((*runner_up)->rank) : "a process with no rank";
-  return {first->rank, "rank " + std::to_string(first->rank) + " reported it first, at " +
-                           first->time.to_string() + ", before " + other + " at " +
-                           (*runner_up)->time.to_string() +
-                           (inherited ? " (from the timestamps of the lines before the errors)" : "")};
+  Reason reason(Kind::kReportedFirst);
+  reason.set("rank", first->rank).set("at", first->time.to_string());
+  if ((*runner_up)->rank >= 0) reason.set("other_rank", (*runner_up)->rank);
+  reason.set("other_at", (*runner_up)->time.to_string());
+  if (first->time_inherited || (*runner_up)->time_inherited) reason.set("inherited", true);
+  return {first->rank, {reason}};
 }
 
 // What the watchdog lines say about ranks that reported the same root cause: the one that
@@ -285,11 +296,10 @@ std::optional<InitiatingRank> behind_in_watchdog(const std::vector<int>& candida
     std::vector<int> absent, present;
     for (int rank : candidates) (ranks.contains(rank) ? present : absent).push_back(rank);
     if (absent.size() == 1 && !present.empty()) {
-      return InitiatingRank{absent.front(),
-                            "rank " + std::to_string(absent.front()) + " never reached collective SeqNum " +
-                                std::to_string(widest->first) + ", in which " +
-                                ranks_phrase(present, "no rank") + " and " +
-                                std::to_string(ranks.size() - present.size()) + " other rank(s) timed out"};
+      Reason reason(Kind::kNeverReachedCollective);
+      reason.set("rank", absent.front()).set("seq", widest->first).set("ranks", present);
+      reason.set("others", ranks.size() - present.size());
+      return InitiatingRank{absent.front(), {reason}};
     }
   }
   for (auto [name, table] : {std::pair{"completed", &completed}, std::pair{"enqueued", &enqueued}}) {
@@ -300,9 +310,11 @@ std::optional<InitiatingRank> behind_in_watchdog(const std::vector<int>& candida
     if (known.size() < 2) continue;
     std::sort(known.begin(), known.end());
     if (known[0].first < known[1].first) {
-      return InitiatingRank{known[0].second, "rank " + std::to_string(known[0].second) + " had " + name +
-                                                 " the least NCCL work (" + std::to_string(known[0].first) +
-                                                 ") of the ranks that reported it"};
+      return InitiatingRank{known[0].second,
+                            {Reason(Kind::kLeastWork)
+                                 .set("rank", known[0].second)
+                                 .set("counter", name)
+                                 .set("work", known[0].first)}};
     }
   }
   return std::nullopt;
@@ -409,20 +421,19 @@ Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vec
 
   double confidence = 0.5;
   if (rule.cause == kUnrecognisedCause) {
-    diagnosis.reasons.push_back("no rule knows this error; " + rule.id + " reports it as it stands");
+    diagnosis.reasons.push_back(Reason(Kind::kUnrecognisedError).set("rule", rule.id));
   } else if (rule.role == Role::kRootCause) {
     confidence += 0.3;
-    diagnosis.reasons.push_back("matched root-cause rule " + rule.id);
+    diagnosis.reasons.push_back(Reason(Kind::kRootCauseRule).set("rule", rule.id));
   } else {
-    diagnosis.reasons.push_back("only symptoms were found (" + rule.id +
-                                "); the cause may be outside these logs");
+    diagnosis.reasons.push_back(Reason(Kind::kSymptomsOnly).set("rule", rule.id));
   }
   std::optional<InitiatingRank> behind;
   if (rule.role == Role::kSymptom) behind = straggler(group, members, ranks_seen, coverage);
   // Only symptoms, and no rank stands apart in the collective: the work counters of every
   // symptom (watchdog and heartbeat lines of other groups too) may show the rank that is behind.
   if (rule.role == Role::kSymptom && !behind) {
-    if (auto lead = behind_in_work(symptoms, {})) behind = InitiatingRank{lead->rank, lead->reason};
+    if (auto lead = behind_in_work(symptoms, {})) behind = InitiatingRank{lead->rank, {lead->reason}};
   }
   auto initiating = behind ? *behind : initiating_rank(group, members, offsets);
   std::optional<InitiatingRank> watchdog;
@@ -430,23 +441,22 @@ Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vec
     watchdog = behind_in_watchdog(group.ranks, symptoms);
   if (rule.role == Role::kRootCause && group.ranks.size() > 1 && !watchdog) {
     if (auto lead = behind_in_work(symptoms, group.ranks))
-      watchdog = InitiatingRank{lead->rank, lead->reason};
+      watchdog = InitiatingRank{lead->rank, {lead->reason}};
   }
   if (!initiating.rank && watchdog) {
-    initiating.reason += "; " + watchdog->reason;
+    initiating.reasons.insert(initiating.reasons.end(), watchdog->reasons.begin(), watchdog->reasons.end());
     initiating.rank = watchdog->rank;
   } else if (initiating.rank && watchdog && watchdog->rank != initiating.rank) {
-    initiating.reason += "; but " + watchdog->reason;
+    for (auto reason : watchdog->reasons) initiating.reasons.push_back(reason.set("contrary", true));
     confidence -= 0.1;
   }
   diagnosis.initiating_rank = initiating.rank;
-  diagnosis.reasons.push_back(initiating.reason);
-  if (!initiating.skew_note.empty()) diagnosis.reasons.push_back(initiating.skew_note);
+  diagnosis.reasons.insert(diagnosis.reasons.end(), initiating.reasons.begin(), initiating.reasons.end());
+  if (initiating.skew_note) diagnosis.reasons.push_back(*initiating.skew_note);
   if (initiating.rank) confidence += 0.1;
   if (root_cause_groups > 1) {
     confidence -= 0.1;
-    diagnosis.reasons.push_back(std::to_string(root_cause_groups - 1) +
-                                " other root-cause finding(s) in the job");
+    diagnosis.reasons.push_back(Reason(Kind::kOtherRootCauses).set("count", root_cause_groups - 1));
   }
   diagnosis.confidence = std::clamp(confidence, 0.0, 1.0);
   return diagnosis;
@@ -521,28 +531,35 @@ std::string sizes_phrase(const std::vector<int64_t>& sizes) {
   return join(words, ", ");
 }
 
+ConfidenceReason::Field field_of(const Value& value) {
+  return std::visit([](const auto& held) { return ConfidenceReason::Field(held); }, value);
+}
+
 // What the diagnosis' dimension rests on, strongest first after the message's own words: the
 // traceback frame that named it (a rule with `frames`), a number the job printed as that size,
 // or, weakest, the number's magnitude alone (the generic rules of priority -2 say so).
-std::vector<std::string> attribution_reasons(const FindingGroup& chosen,
-                                             const std::vector<JobFact>& job_facts) {
-  std::vector<std::string> reasons;
+std::vector<Reason> attribution_reasons(const FindingGroup& chosen, const std::vector<JobFact>& job_facts) {
+  std::vector<Reason> reasons;
   const rules::Rule& rule = *chosen.rule;
   if (!rule.frames.empty()) {
     size_t at = chosen.message.rfind(" @ ");
     std::string site = at == std::string::npos ? "" : chosen.message.substr(at + 3);
-    reasons.push_back("the traceback's frame" + (site.empty() ? "" : " " + site) + " names what failed");
+    Reason frame(Kind::kTracebackFrame);
+    if (!site.empty()) frame.set("site", site);
+    reasons.push_back(frame);
   }
   for (const auto& [name, value] : chosen.facts) {
     for (const auto& fact : job_facts) {
       if (fact.name != name || fact.value != value || !fact.catalogue.empty()) continue;
       if (name == "tp" || name == "pp" || name == "world_size" || name == "model") continue;
-      reasons.push_back(to_display(value) + " is the " + name + " the job printed (line " +
-                        std::to_string(fact.where.line) + ")");
+      reasons.push_back(Reason(Kind::kJobPrinted)
+                            .set("name", name)
+                            .set("value", field_of(value))
+                            .set("line", fact.where.line));
     }
   }
   if (rule.priority <= -2 && (rule.cause.starts_with("tp.") || rule.cause.starts_with("pp."))) {
-    reasons.push_back("no message or frame named the dimension: it is a prior from the number's size");
+    reasons.push_back(Reason(Kind::kMagnitudePrior));
   }
   return reasons;
 }
@@ -559,6 +576,14 @@ void plan_remedy(Diagnosis& diagnosis, const FindingGroup& chosen, const JobShap
   const Action& action = diagnosis.action;
   if (std::string checkpoint = checkpoint_remedy(action); !checkpoint.empty()) {
     diagnosis.fix.insert(diagnosis.fix.begin(), std::move(checkpoint));
+    return;
+  }
+  if (std::string sizes = parallel_remedy(action); !sizes.empty()) {
+    // An expert-parallel or virtual pipeline size at fault: that size changes, the layout stays.
+    diagnosis.fix.insert(diagnosis.fix.begin(), std::move(sizes));
+    std::string verify = verify_command(diagnosis.facts, action, 1, 1);
+    bool shipped = diagnosis.rule->origin.starts_with("rules/");
+    if ((shipped || !diagnosis.rule->verify) && !verify.empty()) diagnosis.verify = verify;
     return;
   }
   if (!action.suggest) return;
@@ -626,15 +651,13 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
   if (!chosen.ranks.empty()) return;
   if (shape.ranks_seen.size() == 1) {
     diagnosis.initiating_rank = shape.ranks_seen.front();
-    diagnosis.reasons.back() = "the error names no rank, and rank " +
-                               std::to_string(shape.ranks_seen.front()) + " is the only rank in these logs";
+    diagnosis.reasons.back() = Reason(Kind::kOnlyRankInLogs).set("rank", shape.ranks_seen.front());
     return;
   }
   auto local_rank = int_fact(chosen.facts, "local_rank");
   if (local_rank && shape.hosts.size() <= 1 && shape.ranks_seen.empty()) {
     diagnosis.initiating_rank = static_cast<int>(*local_rank);
-    diagnosis.reasons.back() = "the launcher names local rank " + std::to_string(*local_rank) +
-                               ", and the logs show one node at most, where local and global ranks agree";
+    diagnosis.reasons.back() = Reason(Kind::kLauncherLocalRank).set("local_rank", *local_rank);
     return;
   }
   if (!shape.ranks_seen.empty() || shape.hosts.size() > 1 || members.empty()) return;
@@ -648,10 +671,7 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
   if (devices.size() != 1 || pids.size() != 1) return;
   diagnosis.initiating_rank = static_cast<int>(*devices.begin());
   diagnosis.reasons.back() =
-      "the error names no rank; the one process that reported it (pid " + std::to_string(*pids.begin()) +
-      ") drives CUDA device " + std::to_string(*devices.begin()) +
-      " of the one host in these logs, and with one GPU per process that is local rank " +
-      std::to_string(*devices.begin()) + ", the global rank on one node";
+      Reason(Kind::kOneProcessDevice).set("pid", *pids.begin()).set("device", *devices.begin());
 }
 
 // NCCL peers that other ranks lost point at the rank that went away. Among several ranks that
@@ -675,14 +695,12 @@ void name_rank_from_peers(Diagnosis& diagnosis, const FindingGroup& chosen,
       }
     }
     if (candidates.size() != 1) continue;
-    std::string reporters =
-        peer.reporters.empty() ? "NCCL" : "NCCL on " + ranks_phrase(peer.reporters, "no rank");
     diagnosis.initiating_rank = candidates.front();
-    diagnosis.reasons.back() +=
-        "; " + reporters + " lost its peer " + peer.peer + " (host " + peer.host + ", where the logs show " +
-        ranks_phrase(peer.ranks, "no rank") + "), and rank " + std::to_string(candidates.front()) +
-        " is the only one there " +
-        (chosen.rule->role == Role::kRootCause ? "that reported it" : "that reported no error itself");
+    Reason reason(Kind::kLostPeer);
+    reason.set("reporters", peer.reporters).set("peer", peer.peer).set("host", peer.host);
+    reason.set("peer_ranks", peer.ranks).set("rank", candidates.front());
+    reason.set("reported_it", chosen.rule->role == Role::kRootCause);
+    diagnosis.reasons.push_back(reason);
     return;
   }
 }
@@ -700,14 +718,11 @@ void name_rank_from_closing_signals(Diagnosis& diagnosis, const FindingGroup& ch
       !std::binary_search(chosen.ranks.begin(), chosen.ranks.end(), rank)) {
     return;
   }
-  std::vector<std::string> pids;
-  for (int64_t pid : process->signalled) pids.push_back(std::to_string(pid));
   diagnosis.initiating_rank = rank;
-  diagnosis.reasons.back() += "; the launcher sent its closing signal to pid" +
-                              std::string(pids.size() == 1 ? " " : "s ") + join(pids, ", ") + " on " +
-                              process->process.host + " but not to pid " +
-                              std::to_string(process->process.pid) + ", rank " + std::to_string(rank) +
-                              " (by its NCCL lines): it had already exited (weak evidence)";
+  Reason reason(Kind::kNotSignalled);
+  reason.set("pids", std::vector<int64_t>(process->signalled.begin(), process->signalled.end()));
+  reason.set("host", process->process.host).set("pid", process->process.pid).set("rank", rank);
+  diagnosis.reasons.push_back(reason);
 }
 
 // A rank that only timed out or was stopped (a victim) is never named while some rank has an
@@ -724,10 +739,9 @@ void set_victim_aside(Diagnosis& diagnosis, const std::vector<const Finding*>& r
       std::any_of(symptoms.begin(), symptoms.end(), [&](const Finding* f) { return f->rank == named; });
   if (own_errors.empty() || own_errors.contains(named) || !victim) return;
   diagnosis.initiating_rank.reset();
-  diagnosis.reasons.back() +=
-      "; but rank " + std::to_string(named) + " only timed out or was stopped (a victim), while " +
-      ranks_phrase(std::vector<int>(own_errors.begin(), own_errors.end()), "no rank") +
-      " reported errors of their own: no rank is named";
+  diagnosis.reasons.push_back(Reason(Kind::kVictimSetAside)
+                                  .set("rank", named)
+                                  .set("ranks", std::vector<int>(own_errors.begin(), own_errors.end())));
   diagnosis.confidence = std::max(0.0, diagnosis.confidence - 0.1);
 }
 
@@ -744,7 +758,7 @@ void note_rank_clue(Diagnosis& diagnosis, const std::vector<const Finding*>& mem
     if (!clue) clue = &it->second;
   }
   if (!clue) return;
-  diagnosis.reasons.push_back(describe(*clue));
+  diagnosis.reasons.push_back(clue_reason(*clue));
   if (rank_added_confidence) diagnosis.confidence = std::max(0.0, diagnosis.confidence - 0.1);
 }
 
@@ -808,8 +822,7 @@ JobAnalysis correlate(std::string job, JobShape shape, std::vector<Finding> find
     analysis.findings.push_back(std::move(group));
   }
   if (analysis.diagnosis) {
-    analysis.diagnosis->reasons.push_back(std::to_string(known.size()) +
-                                          " report(s) also seen in the baseline run were set aside");
+    analysis.diagnosis->reasons.push_back(Reason(Kind::kBaselineSetAside).set("count", known.size()));
   }
   return analysis;
 }
@@ -908,9 +921,7 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
     }
     if (named.size() == 1) {
       analysis.diagnosis->initiating_rank = *named.begin();
-      analysis.diagnosis->reasons.back() =
-          "the error names no rank; the other report of the same cause names only rank " +
-          std::to_string(*named.begin());
+      analysis.diagnosis->reasons.back() = Reason(Kind::kRelayNamesRank).set("rank", *named.begin());
       analysis.diagnosis->confidence = std::min(1.0, analysis.diagnosis->confidence + 0.05);
     }
   }
@@ -923,7 +934,7 @@ JobAnalysis correlate_findings(std::string job, JobShape shape, std::vector<Find
       (chosen.ranks.empty() || chosen.rule->role == Role::kSymptom)) {
     if (auto lead = root_cause_entry(analysis.shape.processes, {})) {
       analysis.diagnosis->initiating_rank = lead->rank;
-      analysis.diagnosis->reasons.back() += "; " + lead->reason;
+      analysis.diagnosis->reasons.push_back(lead->reason);
     }
   }
   if (!analysis.diagnosis->initiating_rank) {

@@ -9,6 +9,7 @@
 #include "base/timestamp.hpp"
 #include "base/value.hpp"
 #include "correlate/action.hpp"
+#include "correlate/confidence_reason.hpp"
 #include "correlate/peers.hpp"
 #include "rules/finding.hpp"
 
@@ -71,7 +72,7 @@ struct Diagnosis {
   std::string cause;
   std::string title;
   double confidence = 0;
-  std::vector<std::string> reasons;  // what the confidence rests on
+  std::vector<ConfidenceReason> reasons;  // what the confidence rests on (confidence_reason.hpp)
   std::string fingerprint;
   std::string failure_template;  // cause `unrecognised`: the error's template (fingerprint.hpp)
   std::optional<int> initiating_rank;

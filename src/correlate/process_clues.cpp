@@ -46,28 +46,18 @@ std::optional<RankLead> root_cause_entry(const job::ProcessTable& processes,
     if (failure.first_observed || failure.exitcode <= 0 || failure.rank == named->rank) continue;
     if (failure.time.empty() || named->time.empty() || failure.time == named->time) return std::nullopt;
   }
-  std::string where;
-  if (named->local_rank >= 0) where += "local rank " + std::to_string(named->local_rank);
-  if (!named->host.empty()) where += (where.empty() ? "on " : " on ") + named->host;
-  if (!where.empty()) where = " (" + where + ")";
-  return RankLead{named->rank,
-                  "torchelastic's failure summary names rank " + std::to_string(named->rank) + where +
-                      ", exit code " + std::to_string(named->exitcode) +
-                      ", as its Root Cause (first observed failure) (line " + std::to_string(named->line) +
-                      "): the agent's view, weaker than a rank's own error (it orders failures by "
-                      "the whole-second times of their error files)"};
+  ConfidenceReason reason(ConfidenceReason::Kind::kRootCauseEntry);
+  reason.set("rank", named->rank);
+  if (named->local_rank >= 0) reason.set("local_rank", named->local_rank);
+  if (!named->host.empty()) reason.set("host", named->host);
+  reason.set("exit_code", named->exitcode).set("line", named->line);
+  return RankLead{named->rank, reason};
 }
 
 std::optional<RankLead> behind_in_work(const std::vector<const Finding*>& findings,
                                        const std::vector<int>& candidates) {
-  struct Counter {
-    const char* fact;
-    const char* what;
-  };
-  for (Counter counter :
-       {Counter{"last_enqueued", "enqueued the least NCCL work (last enqueued work"},
-        Counter{"outstanding_works", "had the fewest NCCL works outstanding (workMetaList_.size()"}}) {
-    auto lowest = lowest_by_rank(findings, counter.fact, candidates);
+  for (const char* counter : {"last_enqueued", "outstanding_works"}) {
+    auto lowest = lowest_by_rank(findings, counter, candidates);
     if (lowest.size() < 2) continue;
     auto least = std::min_element(lowest.begin(), lowest.end(),
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -79,19 +69,17 @@ std::optional<RankLead> behind_in_work(const std::vector<const Finding*>& findin
       others.push_back(rank);
       other_values.insert(value);
     }
-    std::string values;
-    for (int64_t value : other_values) values += (values.empty() ? "" : ", ") + std::to_string(value);
-    return RankLead{least->first, "rank " + std::to_string(least->first) + " " + counter.what + " " +
-                                      std::to_string(least->second) + ", against " + values + " on " +
-                                      ranks_phrase(others, "no rank") +
-                                      "): it is behind, and the others wait for it (weaker than a rank's own "
-                                      "error)"};
+    ConfidenceReason reason(ConfidenceReason::Kind::kBehindInWork);
+    reason.set("rank", least->first).set("counter", counter).set("work", least->second);
+    reason.set("other_work", std::vector<int64_t>(other_values.begin(), other_values.end()));
+    reason.set("other_ranks", others);
+    return RankLead{least->first, reason};
   }
   return std::nullopt;
 }
 
-std::optional<std::string> engine_rank_reason(int rank, const std::vector<const Finding*>& members,
-                                              const job::ProcessTable& processes) {
+std::optional<ConfidenceReason> engine_rank_reason(int rank, const std::vector<const Finding*>& members,
+                                                   const job::ProcessTable& processes) {
   const job::ProcessTable::PidFacts* taught = nullptr;
   int64_t pid = 0;
   for (const Finding* f : members) {
@@ -105,11 +93,11 @@ std::optional<std::string> engine_rank_reason(int rank, const std::vector<const 
     }
   }
   if (!taught) return std::nullopt;
-  std::string host = taught->host.empty() ? "" : " on " + taught->host;
-  return "rank " + std::to_string(rank) + " by its worker's pid: process " + std::to_string(pid) + host +
-         " printed the engine's own rank line, rank " + std::to_string(rank) + " in a world of " +
-         std::to_string(taught->communicator_size) + " (line " + std::to_string(taught->rank_line) +
-         "); its lines' prefix names no rank (weaker than a rank prefix)";
+  ConfidenceReason reason(ConfidenceReason::Kind::kEngineRankLine);
+  reason.set("rank", rank).set("pid", pid);
+  if (!taught->host.empty()) reason.set("host", taught->host);
+  reason.set("world_size", taught->communicator_size).set("line", taught->rank_line);
+  return reason;
 }
 
 }  // namespace faultline::correlate

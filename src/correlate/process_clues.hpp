@@ -1,6 +1,6 @@
 // Process clues, for correlate: what the job's table of processes (job/process_table.hpp) and
 // the NCCL work counters say about the initiating rank when the failure's own lines do not. Each
-// is weaker than a rank's own first error, and says so in its reason:
+// is weaker than a rank's own first error, and its reason (confidence_reason.hpp) says which:
 //   - torchelastic's "Root Cause (first observed failure)" entry: the agent's view, ordered by
 //     the whole-second times of the workers' error files;
 //   - NCCL work counters: the rank that enqueued the least work (watchdog's `last enqueued NCCL
@@ -14,15 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "correlate/confidence_reason.hpp"
 #include "job/process_table.hpp"
 #include "rules/finding.hpp"
 
 namespace faultline::correlate {
 
-// A rank a clue names, and why, in words.
+// A rank a clue names, and why.
 struct RankLead {
   int rank = -1;
-  std::string reason;
+  ConfidenceReason reason;
 };
 
 // The one rank that torchelastic's Root Cause entries name as exiting with an error of its own
@@ -40,7 +41,8 @@ std::optional<RankLead> behind_in_work(const std::vector<const rules::Finding*>&
 
 // When every report of `rank` among `members` has a pid whose rank the engine's own rank line
 // taught (vLLM under a Ray or multiprocessing prefix), the reason that names that line.
-std::optional<std::string> engine_rank_reason(int rank, const std::vector<const rules::Finding*>& members,
-                                              const job::ProcessTable& processes);
+std::optional<ConfidenceReason> engine_rank_reason(int rank,
+                                                   const std::vector<const rules::Finding*>& members,
+                                                   const job::ProcessTable& processes);
 
 }  // namespace faultline::correlate

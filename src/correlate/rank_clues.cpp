@@ -242,50 +242,20 @@ std::map<uint64_t, RankClue> attribute_ranks(std::vector<Finding>& findings, con
   return clues;
 }
 
-std::string describe(const RankClue& clue) {
-  std::string rank = "rank " + std::to_string(clue.rank);
-  std::string index = std::to_string(clue.index);
-  std::string on_host = clue.host.empty() ? "" : " on " + clue.host;
-  if (clue.kind == ClueKind::kProcess) {
-    return rank + " by its line's clue: the line is about process " + std::to_string(clue.pid) + on_host +
-           ", which the job's table of processes knows as " + rank +
-           " (from the logs' own lines for that pid; weaker than a rank prefix)";
-  }
-  std::string what;
-  switch (clue.kind) {
-    case ClueKind::kProcess:
-      break;
-    case ClueKind::kLocalRank:
-      what = "the launcher names local rank " + index + on_host;
-      break;
-    case ClueKind::kErrorDevice:
-      what = "the error names CUDA device " + index + on_host;
-      break;
-    case ClueKind::kNcclDevice:
-      what = "its NCCL line runs on CUDA device [" + index + "]" + on_host;
-      break;
-  }
-  std::string how;
-  switch (clue.mapping) {
-    case ClueMapping::kOneHost:
-      how = "the logs show one host, where local and global ranks agree";
-      break;
-    case ClueMapping::kDeviceLines:
-      how = "NCCL lines show " + rank + " on that device";
-      break;
-    case ClueMapping::kHostBlock:
-      how = "that host's ranks are " + format_ranges(clue.host_ranks) + ", one block per host";
-      break;
-    case ClueMapping::kPidTable:
-      break;
-  }
-  bool device = clue.kind != ClueKind::kLocalRank;
-  std::string assumption = device && clue.mapping != ClueMapping::kDeviceLines
-                               ? ", and with one GPU per process the device is the local rank"
-                               : "";
-  std::string strength = clue.kind == ClueKind::kLocalRank ? "weaker than a rank prefix"
-                                                           : "weak evidence, weaker than a rank prefix";
-  return rank + " by its line's clue: " + what + "; " + how + assumption + " (" + strength + ")";
+ConfidenceReason clue_reason(const RankClue& clue) {
+  static constexpr const char* kClues[] = {"process", "local_rank", "error_device", "nccl_device"};
+  static constexpr const char* kMappings[] = {"one_host", "device_lines", "host_block", "pid_table"};
+  ConfidenceReason reason(ConfidenceReason::Kind::kRankClue);
+  reason.set("rank", clue.rank);
+  reason.set("clue", kClues[static_cast<size_t>(clue.kind)]);
+  reason.set("mapping", kMappings[static_cast<size_t>(clue.mapping)]);
+  if (clue.kind == ClueKind::kProcess)
+    reason.set("pid", clue.pid);
+  else
+    reason.set("index", clue.index);
+  if (!clue.host.empty()) reason.set("host", clue.host);
+  if (clue.mapping == ClueMapping::kHostBlock) reason.set("host_ranks", clue.host_ranks);
+  return reason;
 }
 
 }  // namespace faultline::correlate

@@ -59,7 +59,8 @@ std::optional<int> device_named_by(const rules::Finding& finding);
 // lines that rank), and returns the clue used, by finding sequence.
 std::map<uint64_t, RankClue> attribute_ranks(std::vector<rules::Finding>& findings, const JobShape& shape);
 
-// What the clue rests on and how strong it is, as one confidence reason.
-std::string describe(const RankClue& clue);
+// What the clue rests on, as one confidence reason (kind rank_clue: the clue's kind and mapping
+// by name, the rank, the local index or pid, the host and, for a host block, its ranks).
+ConfidenceReason clue_reason(const RankClue& clue);
 
 }  // namespace faultline::correlate

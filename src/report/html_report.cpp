@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/text.hpp"
+#include "report/reasons.hpp"
 #include "report/report.hpp"
 #include "report/source_notes.hpp"
 #include "report/story.hpp"
@@ -571,7 +572,8 @@ void render_job(const RunReport& report, size_t index, std::string& out) {
     out += "</ul>\n";
   }
   out += also_seen(report, job) + coverage(job);
-  out += "<p class=\"muted\">Confidence rests on: " + escape_html(join(diagnosis.reasons, "; ")) + ".</p>\n";
+  out +=
+      "<p class=\"muted\">Confidence rests on: " + escape_html(reasons_text(diagnosis.reasons)) + ".</p>\n";
   if (const Verification* verification = verification_of(report, index))
     out += "<h3>Verify run</h3>\n<pre id=\"verification\">" +
            escape_html(render_verification_text(*verification)) + "</pre>\n";

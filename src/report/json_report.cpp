@@ -1,4 +1,5 @@
 #include "base/json_writer.hpp"
+#include "report/reasons.hpp"
 #include "report/report.hpp"
 #include "report/story.hpp"
 
@@ -132,6 +133,34 @@ void write_story_item(JsonWriter& json, const correlate::StoryItem& item) {
   json.end_object();
 }
 
+// A confidence reason as data: its kind, its fields, and its words beside them (report/reasons.hpp).
+void write_reason(JsonWriter& json, const correlate::ConfidenceReason& reason) {
+  struct Field {
+    JsonWriter& json;
+    void operator()(bool value) const { json.boolean(value); }
+    void operator()(int64_t value) const { json.number(value); }
+    void operator()(const std::string& value) const { json.string(value); }
+    void operator()(const std::vector<int64_t>& values) const {
+      json.begin_array();
+      for (int64_t value : values) json.number(value);
+      json.end_array();
+    }
+    void operator()(const std::vector<std::string>& values) const {
+      json.begin_array();
+      for (const auto& value : values) json.string(value);
+      json.end_array();
+    }
+  };
+  json.begin_object();
+  json.key("kind").string(correlate::to_string(reason.kind));
+  for (const auto& [name, value] : reason.fields) {
+    json.key(name);
+    std::visit(Field{json}, value);
+  }
+  json.key("text").string(reason_text(reason));
+  json.end_object();
+}
+
 void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis,
                      const Verification* verification) {
   json.begin_object();
@@ -139,8 +168,9 @@ void write_diagnosis(JsonWriter& json, const correlate::Diagnosis& diagnosis,
   json.key("rule").string(diagnosis.rule->id);
   json.key("title").string(diagnosis.title);
   json.key("confidence").number(diagnosis.confidence);
-  json.key("confidence_reasons");
-  write_strings(json, diagnosis.reasons);
+  json.key("confidence_reasons").begin_array();
+  for (const auto& reason : diagnosis.reasons) write_reason(json, reason);
+  json.end_array();
   json.key("fingerprint").string(diagnosis.fingerprint);
   if (!diagnosis.failure_template.empty()) json.key("template").string(diagnosis.failure_template);
   json.key("initiating_rank");

@@ -1,5 +1,6 @@
 // Markdown, for pasting into an issue thread: the diagnosis first, the rest folded.
 #include "base/text.hpp"
+#include "report/reasons.hpp"
 #include "report/report.hpp"
 #include "report/story.hpp"
 
@@ -107,7 +108,7 @@ void render_job(const RunReport& report, const correlate::JobAnalysis& job, cons
     }
     out += "\n</details>\n";
   }
-  out += "\n<sub>Confidence rests on: " + escape_cell(join(diagnosis.reasons, "; ")) + ".</sub>\n";
+  out += "\n<sub>Confidence rests on: " + escape_cell(reasons_text(diagnosis.reasons)) + ".</sub>\n";
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/text.hpp"
+#include "report/reasons.hpp"
 #include "report/report.hpp"
 #include "report/source_notes.hpp"
 #include "report/story.hpp"
@@ -449,7 +450,7 @@ void Renderer::job(const correlate::JobAnalysis& job, std::string& out) const {
     for (const auto& item : diagnosis.confirm) out += prose(item, "  - ", "    ");
   }
   also_seen(job, out);
-  std::string reasons = prose("Confidence rests on: " + join(diagnosis.reasons, "; ") + ".", "", "  ");
+  std::string reasons = prose("Confidence rests on: " + reasons_text(diagnosis.reasons) + ".", "", "  ");
   reasons.pop_back();
   out += "\n" + paint_.dim(reasons) + "\n";
 }

@@ -15,6 +15,8 @@ using faultline::make_timestamp;
 using faultline::Timestamp;
 using faultline::Value;
 using faultline::correlate::correlate;
+using Reason = faultline::correlate::ConfidenceReason;
+using Kind = Reason::Kind;
 using faultline::correlate::JobAnalysis;
 using faultline::correlate::JobShape;
 using faultline::rules::Finding;
@@ -54,6 +56,13 @@ const RuleSet& test_rules() {
     return out;
   }();
   return set;
+}
+
+// The kinds of a diagnosis' confidence reasons, in order.
+std::vector<Kind> kinds_of(const JobAnalysis& analysis) {
+  std::vector<Kind> kinds;
+  for (const auto& reason : analysis.diagnosis->reasons) kinds.push_back(reason.kind);
+  return kinds;
 }
 
 const Rule* heads_rule() {
@@ -124,7 +133,7 @@ TEST_CASE("with only symptoms, the earliest symptom is the diagnosis and nothing
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->cause == "nccl.watchdog_timeout");
   CHECK(analysis.diagnosis->reasons.front() ==
-        "only symptoms were found (nccl.watchdog_timeout.test); the cause may be outside these logs");
+        Reason(Kind::kSymptomsOnly).set("rule", "nccl.watchdog_timeout.test"));
   CHECK(analysis.diagnosis->confidence == doctest::Approx(0.6));
   REQUIRE(analysis.findings.size() == 1);
   CHECK(analysis.findings[0].collateral_of == "");
@@ -170,8 +179,8 @@ TEST_CASE("one reporting rank is the initiating rank") {
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
   CHECK(analysis.diagnosis->reasons ==
-        std::vector<std::string>{"matched root-cause rule tp.heads_not_divisible.test",
-                                 "only rank 3 reported it"});
+        std::vector<Reason>{Reason(Kind::kRootCauseRule).set("rule", "tp.heads_not_divisible.test"),
+                            Reason(Kind::kOnlyRankReporting).set("rank", 3)});
   CHECK(analysis.diagnosis->confidence == doctest::Approx(0.9));
 }
 
@@ -179,8 +188,11 @@ TEST_CASE("the initiating rank is the earliest by timestamp, not by input order"
   auto analysis = run({finding(heads_rule(), 0, 0, at(34)), finding(heads_rule(), 1, 1, at(33))});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(1));
-  CHECK(analysis.diagnosis->reasons.at(1) ==
-        "rank 1 reported it first, at 2026-11-29T10:22:33Z, before rank 0 at 2026-11-29T10:22:34Z");
+  CHECK(analysis.diagnosis->reasons.at(1) == Reason(Kind::kReportedFirst)
+                                                 .set("rank", 1)
+                                                 .set("at", at(33).to_string())
+                                                 .set("other_rank", 0)
+                                                 .set("other_at", at(34).to_string()));
   CHECK(analysis.diagnosis->first_seen.to_string() == "2026-11-29T10:22:33Z");
   CHECK(analysis.findings[0].first_rank == 1);
 }
@@ -191,16 +203,16 @@ TEST_CASE("an inherited timestamp is named in the reason") {
   auto analysis = run({finding(heads_rule(), 0, 0, at(34)), first});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(1));
-  CHECK(analysis.diagnosis->reasons.at(1) ==
-        "rank 1 reported it first, at 2026-11-29T10:22:33Z, before rank 0 at 2026-11-29T10:22:34Z"
-        " (from the timestamps of the lines before the errors)");
+  CHECK(analysis.diagnosis->reasons.at(1).kind == Kind::kReportedFirst);
+  CHECK(analysis.diagnosis->reasons.at(1).flag("inherited"));
 }
 
 TEST_CASE("ranks reporting at the same time have no initiating rank") {
   auto analysis = run({finding(heads_rule(), 0, 0, at(33)), finding(heads_rule(), 1, 1, at(33))});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
-  CHECK(analysis.diagnosis->reasons.at(1) == "ranks 0,1 all reported it within the same second");
+  CHECK(analysis.diagnosis->reasons.at(1) ==
+        Reason(Kind::kReportedSameSecond).set("ranks", std::vector<int>{0, 1}));
   CHECK(analysis.diagnosis->confidence == doctest::Approx(0.8));
 }
 
@@ -209,7 +221,8 @@ TEST_CASE("several ranks with no timestamps have no initiating rank") {
       run({finding(heads_rule(), 0, 0), finding(heads_rule(), 1, 1), finding(heads_rule(), 2, 2)});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
-  CHECK(analysis.diagnosis->reasons.at(1) == "ranks 0-2 all reported it and no timestamps order them");
+  CHECK(analysis.diagnosis->reasons.at(1) ==
+        Reason(Kind::kReportedUnordered).set("ranks", std::vector<int>{0, 1, 2}));
 }
 
 TEST_CASE("several ranks where only some have timestamps have no initiating rank") {
@@ -222,14 +235,15 @@ TEST_CASE("no rank known means no initiating rank") {
   auto analysis = run({finding(heads_rule(), -1, 0)});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
-  CHECK(analysis.diagnosis->reasons.at(1) == "no line names the rank that reported it");
+  CHECK(analysis.diagnosis->reasons.at(1) == Reason(Kind::kNoRankNamed));
 }
 
 TEST_CASE("an unranked copy with no pid does not contradict the one named rank") {
   auto analysis = run({finding(heads_rule(), -1, 0), finding(heads_rule(), 4, 1)});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(4));
-  CHECK(analysis.diagnosis->reasons.at(1) == "only rank 4 reported it (other copies name no rank)");
+  CHECK(analysis.diagnosis->reasons.at(1) ==
+        Reason(Kind::kOnlyRankReporting).set("rank", 4).set("unranked_copies", true));
 }
 
 TEST_CASE("processes named only by pid count as other reporters when there are several") {
@@ -241,7 +255,7 @@ TEST_CASE("processes named only by pid count as other reporters when there are s
   REQUIRE(analysis.diagnosis.has_value());
   CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
   CHECK(analysis.diagnosis->reasons.at(1) ==
-        "rank(s) 4 and processes with no rank all reported it and no timestamps order them");
+        Reason(Kind::kReportedUnordered).set("ranks", std::vector<int>{4}).set("unranked", true));
 }
 
 TEST_CASE("one unmapped pid beside a named rank of unknown pid is taken as that rank's echo") {
@@ -267,7 +281,7 @@ TEST_CASE("other root-cause groups lower the confidence and are counted") {
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->rule == heads_rule());
   CHECK(analysis.diagnosis->confidence == doctest::Approx(0.8));
-  CHECK(analysis.diagnosis->reasons.back() == "1 other root-cause finding(s) in the job");
+  CHECK(analysis.diagnosis->reasons.back() == Reason(Kind::kOtherRootCauses).set("count", 1));
 }
 
 TEST_CASE("among root causes, the earliest by timestamp is the diagnosis") {
@@ -334,8 +348,7 @@ TEST_CASE("an error with no rank in a log of one rank is that rank's") {
   auto analysis = faultline::correlate::correlate("job", shape, findings);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(0));
-  CHECK(analysis.diagnosis->reasons.at(1) ==
-        "the error names no rank, and rank 0 is the only rank in these logs");
+  CHECK(analysis.diagnosis->reasons.at(1) == Reason(Kind::kOnlyRankInLogs).set("rank", 0));
 }
 
 namespace {
@@ -366,9 +379,9 @@ TEST_CASE("host clock offsets come from the timeout of a collective every host w
   REQUIRE_FALSE(offsets.empty());
   CHECK(offsets.of("node-a") == doctest::Approx(0));
   CHECK(offsets.of("node-b") == doctest::Approx(5));
-  CHECK(offsets.describe("node-b") == "node-b's clock runs 5 s ahead");
-  CHECK(offsets.describe("node-a") == "");
-  CHECK(offsets.basis == "the watchdog timeouts of ALLREDUCE SeqNum 1580 on 5 ranks across 3 hosts");
+  CHECK(offsets.whole_offset("node-b") == std::optional<int64_t>(5));
+  CHECK_FALSE(offsets.whole_offset("node-a").has_value());
+  CHECK(offsets.basis == faultline::correlate::HostOffsets::Basis{"ALLREDUCE", 1580, 5, 3});
 }
 
 TEST_CASE("hosts whose clocks agree give no offsets") {
@@ -389,14 +402,23 @@ TEST_CASE("a root cause on two hosts is ordered on the common clock") {
   auto analysis = run(findings);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(5));
-  CHECK(analysis.diagnosis->reasons.at(1) ==
-        "rank 5 reported it first, at 2026-11-29T10:22:32Z on node-b (node-b's clock runs 5 s ahead), 3 s "
-        "before "
-        "rank 1 at 2026-11-29T10:22:30Z on node-a");
-  CHECK(
-      analysis.diagnosis->reasons.at(2) ==
-      "clock skew mattered: node-b's clock runs 5 s ahead (estimated from the watchdog timeouts of ALLREDUCE "
-      "SeqNum 1580 on 5 ranks across 3 hosts); by the raw timestamps rank 1 would look first");
+  CHECK(analysis.diagnosis->reasons.at(1) == Reason(Kind::kReportedFirstAligned)
+                                                 .set("rank", 5)
+                                                 .set("at", at(32).to_string())
+                                                 .set("host", "node-b")
+                                                 .set("clock_offset", 5)
+                                                 .set("seconds_before", 3)
+                                                 .set("other_rank", 1)
+                                                 .set("other_at", at(30).to_string())
+                                                 .set("other_host", "node-a"));
+  CHECK(analysis.diagnosis->reasons.at(2) == Reason(Kind::kClockSkewMattered)
+                                                 .set("hosts", std::vector<std::string>{"node-b"})
+                                                 .set("offsets", std::vector<int64_t>{5})
+                                                 .set("op", "ALLREDUCE")
+                                                 .set("seq", 1580)
+                                                 .set("basis_ranks", 5)
+                                                 .set("basis_hosts", 3)
+                                                 .set("other_rank", 1));
 }
 
 TEST_CASE("without timestamps, the rank of a root cause that never reached the collective is named") {
@@ -406,10 +428,13 @@ TEST_CASE("without timestamps, the rank of a root cause that never reached the c
   auto analysis = run(findings);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
-  CHECK(analysis.diagnosis->reasons.at(1) ==
-        "ranks 1,3 all reported it and no timestamps order them; rank 3 never reached collective SeqNum "
-        "1580, in "
-        "which rank 1 and 2 other rank(s) timed out");
+  CHECK(kinds_of(analysis) ==
+        std::vector<Kind>{Kind::kRootCauseRule, Kind::kReportedUnordered, Kind::kNeverReachedCollective});
+  CHECK(analysis.diagnosis->reasons.at(2) == Reason(Kind::kNeverReachedCollective)
+                                                 .set("rank", 3)
+                                                 .set("seq", 1580)
+                                                 .set("ranks", std::vector<int>{1})
+                                                 .set("others", 2));
 }
 
 TEST_CASE("an NCCL peer names the host of the rank that went away") {
@@ -429,10 +454,13 @@ TEST_CASE("an NCCL peer names the host of the rank that went away") {
   auto analysis = correlate("job", shape, findings);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
-  CHECK(
-      analysis.diagnosis->reasons.at(1).ends_with("; NCCL on ranks 0-2 lost its peer node-b (host node-b, "
-                                                  "where the logs show ranks 2,3), and rank 3 is the "
-                                                  "only one there that reported no error itself"));
+  CHECK(analysis.diagnosis->reasons.back() == Reason(Kind::kLostPeer)
+                                                  .set("reporters", std::vector<int>{0, 1, 2})
+                                                  .set("peer", "node-b")
+                                                  .set("host", "node-b")
+                                                  .set("peer_ranks", std::vector<int>{2, 3})
+                                                  .set("rank", 3)
+                                                  .set("reported_it", false));
 }
 
 TEST_CASE("NCCL INFO lines map a peer's address to its host") {
@@ -532,11 +560,14 @@ TEST_CASE("the GPU a CUDA error names, on a host whose ranks are known, names th
   auto analysis = correlate("job", two_hosts_of_eight(), {oom});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(13));
-  CHECK(
-      analysis.diagnosis->reasons.back() ==
-      "rank 13 by its line's clue: the error names CUDA device 5 on node-b; that host's ranks are 8-15, one "
-      "block per host, and with one GPU per process the device is the local rank (weak evidence, weaker than "
-      "a rank prefix)");
+  CHECK(analysis.diagnosis->reasons.back() ==
+        Reason(Kind::kRankClue)
+            .set("rank", 13)
+            .set("clue", "error_device")
+            .set("mapping", "host_block")
+            .set("index", 5)
+            .set("host", "node-b")
+            .set("host_ranks", std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15}));
   // Weaker than the rank's own prefix: the rank adds nothing to the confidence.
   CHECK(analysis.diagnosis->confidence == doctest::Approx(0.8));
   CHECK(analysis.findings.at(0).evidence.at(0).rank == 13);
@@ -571,8 +602,8 @@ TEST_CASE("NCCL lines that show a rank on a device map that device, over the hos
   REQUIRE(analysis.diagnosis.has_value());
   // The block no longer holds (device 5 is not local rank 5), but the device line itself names rank 9.
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(9));
-  CHECK(analysis.diagnosis->reasons.back().find("NCCL lines show rank 9 on that device") !=
-        std::string::npos);
+  CHECK(analysis.diagnosis->reasons.back().text("mapping") == "device_lines");
+  CHECK(analysis.diagnosis->reasons.back().number("rank") == 9);
 }
 
 TEST_CASE("NCCL's [dev] prefix on a job of one host is the local rank, as weak evidence") {
@@ -586,11 +617,12 @@ TEST_CASE("NCCL's [dev] prefix on a job of one host is the local rank, as weak e
   auto analysis = correlate("job", shape, {warn});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
-  CHECK(
-      analysis.diagnosis->reasons.back() ==
-      "rank 2 by its line's clue: its NCCL line runs on CUDA device [2] on gpu-a17; the logs show one host, "
-      "where local and global ranks agree, and with one GPU per process the device is the local rank (weak "
-      "evidence, weaker than a rank prefix)");
+  CHECK(analysis.diagnosis->reasons.back() == Reason(Kind::kRankClue)
+                                                  .set("rank", 2)
+                                                  .set("clue", "nccl_device")
+                                                  .set("mapping", "one_host")
+                                                  .set("index", 2)
+                                                  .set("host", "gpu-a17"));
 
   SUBCASE("not when a process drives several devices") {
     shape.processes.observe_process_device("gpu-a17", 4242, 0);
@@ -619,9 +651,10 @@ TEST_CASE("a rank that logged nothing while every other rank timed out in one co
   auto analysis = correlate("job", shape, findings);
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
-  CHECK(analysis.diagnosis->reasons.at(1) ==
-        "every rank that logged (ranks 0,1,3) timed out in SeqNum 1580; rank 2 logged nothing, so it is the "
-        "suspect: it never reached that collective (weak evidence: its log may only be missing)");
+  CHECK(analysis.diagnosis->reasons.at(1) == Reason(Kind::kSilentMissingRank)
+                                                 .set("ranks", std::vector<int>{0, 1, 3})
+                                                 .set("seq", 1580)
+                                                 .set("rank", 2));
   // It stays listed as missing: no contradiction with the ranks seen.
   CHECK(analysis.shape.ranks_seen == std::vector<int>{0, 1, 3});
   CHECK(analysis.coverage.missing_ranks == std::vector<int>{2});
@@ -630,7 +663,7 @@ TEST_CASE("a rank that logged nothing while every other rank timed out in one co
     shape.ranks_seen = {1};
     auto alone = correlate("job", shape, {timed_out(1, "", 0, 0)});
     CHECK(alone.diagnosis->initiating_rank == std::optional<int>(1));
-    CHECK(alone.diagnosis->reasons.at(1) == "only rank 1 reported it");
+    CHECK(alone.diagnosis->reasons.at(1) == Reason(Kind::kOnlyRankReporting).set("rank", 1));
   }
 }
 
@@ -653,9 +686,8 @@ TEST_CASE("a victim is not named while a rank has an error of its own") {
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->cause == "tp.heads_not_divisible");
   CHECK_FALSE(analysis.diagnosis->initiating_rank.has_value());
-  CHECK(analysis.diagnosis->reasons.back().ends_with(
-      "; but rank 1 only timed out or was stopped (a victim), while rank 0 reported errors of their own: no "
-      "rank is named"));
+  CHECK(analysis.diagnosis->reasons.back() ==
+        Reason(Kind::kVictimSetAside).set("rank", 1).set("ranks", std::vector<int>{0}));
 }
 
 TEST_CASE("the launcher's local rank on a job of one host names the rank, and the rank is seen") {
@@ -666,9 +698,11 @@ TEST_CASE("the launcher's local rank on a job of one host names the rank, and th
   auto analysis = correlate("job", shape, {failed});
   REQUIRE(analysis.diagnosis.has_value());
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(3));
-  CHECK(analysis.diagnosis->reasons.back() ==
-        "rank 3 by its line's clue: the launcher names local rank 3; the logs show one host, where local and "
-        "global ranks agree (weaker than a rank prefix)");
+  CHECK(analysis.diagnosis->reasons.back() == Reason(Kind::kRankClue)
+                                                  .set("rank", 3)
+                                                  .set("clue", "local_rank")
+                                                  .set("mapping", "one_host")
+                                                  .set("index", 3));
   CHECK(analysis.shape.ranks_seen == std::vector<int>{3});
   CHECK(analysis.findings.at(0).ranks == std::vector<int>{3});
   CHECK(analysis.findings.at(0).evidence.at(0).rank == 3);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pipeline_helpers.hpp"
+#include "report/reasons.hpp"
 
 namespace {
 
@@ -159,8 +160,7 @@ faultline::correlate::JobAnalysis diagnose(const std::string& log) {
 }
 
 bool any_reason_contains(const faultline::correlate::Diagnosis& diagnosis, const std::string& part) {
-  return std::any_of(diagnosis.reasons.begin(), diagnosis.reasons.end(),
-                     [&](const std::string& reason) { return reason.find(part) != std::string::npos; });
+  return faultline::report::reasons_text(diagnosis.reasons).find(part) != std::string::npos;
 }
 
 constexpr unsigned kSeeds[] = {1, 7, 42, 1234, 5150, 90210, 31337, 271828};

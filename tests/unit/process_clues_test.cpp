@@ -14,6 +14,8 @@
 
 using faultline::Value;
 using faultline::correlate::behind_in_work;
+using Reason = faultline::correlate::ConfidenceReason;
+using Kind = Reason::Kind;
 using faultline::correlate::root_cause_entry;
 using faultline::job::ProcessTable;
 using faultline::parse::LineParser;
@@ -156,11 +158,12 @@ TEST_CASE("the Root Cause entry names the rank that exited with an error of its 
   auto lead = root_cause_entry(table, {});
   REQUIRE(lead.has_value());
   CHECK(lead->rank == 5);
-  CHECK(
-      lead->reason ==
-      "torchelastic's failure summary names rank 5 (local rank 1 on node-b), exit code 1, as its Root Cause "
-      "(first observed failure) (line 18): the agent's view, weaker than a rank's own error (it orders "
-      "failures by the whole-second times of their error files)");
+  CHECK(lead->reason == Reason(Kind::kRootCauseEntry)
+                            .set("rank", 5)
+                            .set("local_rank", 1)
+                            .set("host", "node-b")
+                            .set("exit_code", 1)
+                            .set("line", 18));
   CHECK(root_cause_entry(table, {5, 6}).has_value());
   CHECK_FALSE(root_cause_entry(table, {6, 7}).has_value());
 }
@@ -189,9 +192,12 @@ TEST_CASE("the rank that enqueued the least NCCL work is the one behind") {
   auto lead = behind_in_work(pointers(findings), {});
   REQUIRE(lead.has_value());
   CHECK(lead->rank == 2);
-  CHECK(lead->reason ==
-        "rank 2 enqueued the least NCCL work (last enqueued work 4486, against 4490 on ranks 0,1,3): it is "
-        "behind, and the others wait for it (weaker than a rank's own error)");
+  CHECK(lead->reason == Reason(Kind::kBehindInWork)
+                            .set("rank", 2)
+                            .set("counter", "last_enqueued")
+                            .set("work", 4486)
+                            .set("other_work", std::vector<int64_t>{4490})
+                            .set("other_ranks", std::vector<int>{0, 1, 3}));
   CHECK(behind_in_work(pointers(findings), {0, 1}) == std::nullopt);  // a tie among the candidates
 }
 
@@ -201,9 +207,12 @@ TEST_CASE("the rank with the fewest works outstanding at its heartbeat timeout i
   auto lead = behind_in_work(pointers(findings), {});
   REQUIRE(lead.has_value());
   CHECK(lead->rank == 0);
-  CHECK(
-      lead->reason.starts_with("rank 0 had the fewest NCCL works outstanding (workMetaList_.size() 84, "
-                               "against 103 on ranks 1,2)"));
+  CHECK(lead->reason == Reason(Kind::kBehindInWork)
+                            .set("rank", 0)
+                            .set("counter", "outstanding_works")
+                            .set("work", 84)
+                            .set("other_work", std::vector<int64_t>{103})
+                            .set("other_ranks", std::vector<int>{1, 2}));
   findings[1].facts = {{"outstanding_works", Value(int64_t{103})}};
   findings[3].facts = {{"outstanding_works", Value(int64_t{103})}};
   CHECK_FALSE(behind_in_work(pointers(findings), {}).has_value());  // every rank alike
@@ -238,11 +247,13 @@ TEST_CASE("a Ray worker's OOM is named by the engine's rank line of its pid, whi
   CHECK(analysis.diagnosis->cause == "cuda.oom");
   CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
   auto& reasons = analysis.diagnosis->reasons;
-  CHECK(std::find(
-            reasons.begin(), reasons.end(),
-            "rank 2 by its worker's pid: process 3562 on 10.0.0.2 printed the engine's own rank line, rank 2 "
-            "in a world of 4 (line 2); its lines' prefix names no rank (weaker than a rank prefix)") !=
-        reasons.end());
+  CHECK(std::find(reasons.begin(), reasons.end(),
+                  Reason(Kind::kEngineRankLine)
+                      .set("rank", 2)
+                      .set("pid", 3562)
+                      .set("host", "10.0.0.2")
+                      .set("world_size", 4)
+                      .set("line", 2)) != reasons.end());
 }
 
 TEST_CASE("the driver's Ray error names the actor whose pid the engine's rank line mapped") {
