@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -70,11 +71,12 @@ TEST_CASE("a binary file and an empty file are skipped with their reasons") {
   std::string empty = scratch.write("empty.log", "");
   RunResult run = run_faultline({"diagnose", binary, empty, scratch.write("job.log", kHeadsLog)});
   CHECK(run.exit_code == 1);  // the failure is diagnosed; the skipped files are named
-  CHECK(run.err.find(
-            binary +
+  CHECK(run.err ==
+        "faultline: " + binary +
             ": skipped: binary file (2 of the 5 bytes other than NUL in its first 7 are control bytes or "
-            "invalid UTF-8), not a log\n") != std::string::npos);
-  CHECK(run.err.find(empty + ": skipped: empty file, nothing to analyse\n") != std::string::npos);
+            "invalid UTF-8), not a log\n"
+            "faultline: " +
+            empty + ": skipped: empty file, nothing to analyse\n");
   CHECK(run.out.find("tp.heads_not_divisible") != std::string::npos);
 }
 
@@ -90,8 +92,8 @@ TEST_CASE("a malformed rule file is reported at file:line:col and the shipped ru
   RunResult run =
       run_faultline({"diagnose", "--rules", scratch.path("rules"), scratch.write("job.log", kHeadsLog)});
   CHECK(run.exit_code == 2);
-  CHECK(run.err.find(rules + ":5:5: unknown key 'severty'\n") != std::string::npos);
-  CHECK(run.err.find(rules + ":6:12: bad regex in 'match': missing ): x((") != std::string::npos);
+  CHECK(run.err == "faultline: " + rules + ":5:5: unknown key 'severty'\n" + rules +
+                       ":6:12: bad regex in 'match': missing ): x((\n");
   CHECK(run.out.find("tp.heads_not_divisible") != std::string::npos);
 }
 
@@ -226,7 +228,10 @@ TEST_CASE("preflight names a config it cannot read") {
   std::string config = scratch.write("config.json", "{not json");
   RunResult run = run_faultline({"preflight", "--config", config, "--tp", "2"});
   CHECK(run.exit_code == 2);
-  CHECK(run.err.find("faultline: " + config + ": not valid JSON") == 0);
+  CHECK(run.err ==
+        "faultline: " + config +
+            ": not valid JSON (The JSON document has an improper structure: missing or superfluous commas, "
+            "braces, missing keys, etc.)\n");
   CHECK(run_faultline({"preflight", "--tp", "2"}).exit_code == 2);
 }
 
@@ -540,8 +545,23 @@ TEST_CASE("repro --backend cuda without the backend or without a GPU says so and
       run_faultline({"repro", "--heads", "32", "--kv-heads", "8", "--tp", "2", "--backend", "cuda"});
   if (result.exit_code == 0) return;  // a machine with a GPU: tests/gpu covers it
   CHECK(result.exit_code == 2);
-  bool said_why = result.err.find("the 'cuda' backend is not built into this binary") != std::string::npos ||
-                  result.err.find("no CUDA GPU") != std::string::npos;
-  CHECK(said_why);
-  CHECK(result.err.find("--backend cpu") != std::string::npos);
+  const std::string not_built =
+      "faultline: the 'cuda' backend is not built into this binary: CMake found no CUDA compiler, cuBLAS or "
+      "NCCL "
+      "when it was configured (see cmake/Cuda.cmake), so there is no faultline-cuda next to faultline; use "
+      "--backend cpu\n";
+  const std::string no_gpu = "faultline: repro --backend cuda: no CUDA GPU ";
+  const std::string cpu_hint = "; --backend cpu runs the job on this machine's CPU\n";
+  if (result.err.starts_with(no_gpu)) {
+    // Built with CUDA on a machine without a usable GPU: the CUDA runtime's own words say why.
+    std::string why = result.err.substr(no_gpu.size());
+    CHECK(why.ends_with(cpu_hint));
+    why = why.substr(0, why.size() - std::min(why.size(), cpu_hint.size()));
+    bool none = why == "is visible: cudaGetDeviceCount found none";
+    bool unusable = why.starts_with("can be used: cudaGetDeviceCount: ") &&
+                    why.size() > std::string("can be used: cudaGetDeviceCount: ").size();
+    CHECK_MESSAGE((none || unusable), why);
+  } else {
+    CHECK(result.err == not_built);
+  }
 }

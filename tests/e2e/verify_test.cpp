@@ -116,7 +116,9 @@ TEST_CASE("diagnose --verify says plainly when the verify command's config file 
 TEST_CASE("--verify belongs to diagnose") {
   RunResult run = run_faultline({"rules", "list", "--verify"});
   CHECK(run.exit_code == 2);
-  CHECK(run.err.find("faultline: --verify is for 'diagnose'\n") == 0);
+  CHECK(run.err ==
+        "faultline: --verify is for 'diagnose'\n"
+        "Run 'faultline rules list --help' for its options.\n");
 }
 
 TEST_CASE("preflight takes the model's sizes as options, without a config file") {
@@ -131,5 +133,9 @@ TEST_CASE("preflight takes the model's sizes as options, without a config file")
   CHECK(layers.exit_code == 1);
   RunResult nothing = run_faultline({"preflight", "--tp", "4"});
   CHECK(nothing.exit_code == 2);
-  CHECK(nothing.err.find("faultline: 'preflight' needs --config config.json, or sizes (--heads N") == 0);
+  CHECK(nothing.err ==
+        "faultline: 'preflight' needs --config config.json, or sizes (--heads N, --kv-heads N, --hidden N, "
+        "--ffn N, "
+        "--vocab N, --layers N) or --gpus\n"
+        "Run 'faultline preflight --help' for its options.\n");
 }

@@ -299,8 +299,7 @@ TEST_CASE("every error of a pack is reported, one per line") {
 
 TEST_CASE("a YAML syntax error names the file and position") {
   auto message = load_error("rules:\n  - id: [unclosed\n");
-  CHECK(message.starts_with("x.yaml:"));
-  CHECK(message != "(loaded)");
+  CHECK(message == "x.yaml:3:1: end of sequence flow not found");  // yaml-cpp's words, at the end of the text
 }
 
 TEST_CASE("load_pack_file of a missing file") {

@@ -81,14 +81,18 @@ TEST_CASE("run_verify does not run other programs, other faultline commands, or 
   auto rules = faultline::rules::RuleSet::shipped();
   auto other = run_verify("nvidia-smi -L; sudo dmesg -T", rules);
   CHECK_FALSE(other.ran);
-  CHECK(other.output.find("not a faultline command") == 0);
+  CHECK(
+      other.output ==
+      "not a faultline command: run it yourself where the job ran (faultline runs only its own preflight and "
+      "repro commands)");
   auto diagnose = run_verify("faultline diagnose job.log", rules);
   CHECK_FALSE(diagnose.ran);
   CHECK(diagnose.output ==
         "faultline runs only 'faultline preflight' and 'faultline repro' as a verify command");
   auto placeholder = run_verify("faultline preflight --config config.json --tp $TP", rules);
   CHECK_FALSE(placeholder.ran);
-  CHECK(placeholder.output.find("'$' at column 47") == 0);
+  CHECK(placeholder.output ==
+        "'$' at column 47: a shell expansion; fill in the value and run the command yourself");
   CHECK_FALSE(run_verify("", rules).ran);
 }
 
@@ -96,7 +100,11 @@ TEST_CASE("run_verify says plainly that the config file is not here") {
   auto rules = faultline::rules::RuleSet::shipped();
   auto verification = run_verify("faultline preflight --config no-such-dir/config.json --tp 4", rules);
   CHECK_FALSE(verification.ran);
-  CHECK(verification.output.find("the command reads 'no-such-dir/config.json', which is not here") == 0);
+  CHECK(verification.output ==
+        "the command reads 'no-such-dir/config.json', which is not here: run it where the model's "
+        "config.json is, "
+        "or give the model's sizes as options (--heads N, --kv-heads N, --hidden N, --ffn N, --vocab N, "
+        "--layers N)");
 }
 
 TEST_CASE("run_verify leaves the CUDA backend to the user") {
