@@ -11,6 +11,8 @@
 #include <cstring>
 
 #include "base/text.hpp"
+#include "cli/command_table.hpp"
+#include "cli/help.hpp"
 #include "cli/redacting_output.hpp"
 #include "cli/verify_command.hpp"
 #include "ingest/path_hints.hpp"
@@ -116,6 +118,46 @@ size_t terminal_width() {
   return 80;
 }
 
+// Each input skipped, each read stopped early and each bad line, on stderr.
+void write_reading_problems(const report::RunReport& report, Output& out) {
+  for (const auto& skipped : report.skipped)
+    out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
+  for (const auto& source : report.sources) {
+    if (!source.error.empty())
+      out.err("faultline: " + source.name + ": read stopped: " + source.error +
+              (source.error_offset
+                   ? "; the " + std::to_string(source.bytes) + " bytes before it were analysed"
+                   : "") +
+              "\n");
+    if (source.bad_lines) {
+      out.err("faultline: " + source.name + ":" + source.first_bad_line +
+              (source.bad_lines > 1 ? " (" + std::to_string(source.bad_lines - 1) + " more like it)" : "") +
+              "\n");
+    }
+  }
+}
+
+// The report in --format; text is coloured and wrapped when stdout is a terminal.
+std::string render(const report::RunReport& report, const Options& options, const Output& out) {
+  switch (options.format) {
+    case Format::kJson:
+      return report::render_json(report, true);
+    case Format::kJsonl:
+      return report::render_jsonl(report);
+    case Format::kMarkdown:
+      return report::render_markdown(report);
+    case Format::kHtml:
+      return report::render_html(report);
+    case Format::kSarif:
+      return report::render_sarif(report);
+    case Format::kText:
+      break;
+  }
+  bool terminal = out.out_is_terminal();
+  bool color = options.color == Color::kAlways || (options.color == Color::kAuto && terminal);
+  return report::render_text(report, {color, options.quiet, terminal ? terminal_width() : 0});
+}
+
 }  // namespace
 
 int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& out) {
@@ -154,44 +196,8 @@ int run_diagnose(const Options& options, const rules::RuleSet& rules, Output& ou
       out.err("faultline: --verify: no failure found, so there is nothing to verify\n");
   }
 
-  for (const auto& skipped : report.skipped)
-    out.err("faultline: " + skipped.source + ": skipped: " + skipped.reason + "\n");
-  for (const auto& source : report.sources) {
-    if (!source.error.empty())
-      out.err("faultline: " + source.name + ": read stopped: " + source.error +
-              (source.error_offset
-                   ? "; the " + std::to_string(source.bytes) + " bytes before it were analysed"
-                   : "") +
-              "\n");
-    if (source.bad_lines) {
-      out.err("faultline: " + source.name + ":" + source.first_bad_line +
-              (source.bad_lines > 1 ? " (" + std::to_string(source.bad_lines - 1) + " more like it)" : "") +
-              "\n");
-    }
-  }
-  switch (options.format) {
-    case Format::kJson:
-      out.out(report::render_json(report, true));
-      break;
-    case Format::kJsonl:
-      out.out(report::render_jsonl(report));
-      break;
-    case Format::kMarkdown:
-      out.out(report::render_markdown(report));
-      break;
-    case Format::kHtml:
-      out.out(report::render_html(report));
-      break;
-    case Format::kSarif:
-      out.out(report::render_sarif(report));
-      break;
-    case Format::kText: {
-      bool terminal = out.out_is_terminal();
-      bool color = options.color == Color::kAlways || (options.color == Color::kAuto && terminal);
-      out.out(report::render_text(report, {color, options.quiet, terminal ? terminal_width() : 0}));
-      break;
-    }
-  }
+  write_reading_problems(report, out);
+  out.out(render(report, options, out));
   // A user's rule pack that does not load is a usage error; a skipped input is not, once
   // something was diagnosed (it is named on stderr above): a CI check for 1 still sees the failure.
   if (!rules.errors().empty()) return 2;
@@ -225,7 +231,7 @@ int run_command(int argc, const char* const* argv, ProcessOutput& process_out) {
     out.err("faultline: " + options.status().message() + "\n" + help_hint(argc, argv));
     return 2;
   }
-  return find_command(options->command)->run(*options, out);
+  return options->command->run(*options, out);
 }
 
 }  // namespace

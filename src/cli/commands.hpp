@@ -1,5 +1,6 @@
-// The commands behind `faultline ...`. Each returns the process exit code: 0 no failure
-// found, 1 failure diagnosed (or a test failed), 2 usage or input error.
+// The commands behind `faultline ...`, each one row's run function in the command table
+// (command_table.cpp). Each returns the process exit code: 0 no failure found, 1 failure
+// diagnosed (or a test failed), 2 usage or input error.
 #pragma once
 
 #include "cli/options.hpp"
@@ -40,5 +41,8 @@ int run_repro(const Options& options, const rules::RuleSet& rules, Output& out);
 int run_rules_docs(const Options& options, const rules::RuleSet& rules, Output& out);
 // `rules suggest`: a rule skeleton for each unrecognised error in logs or scan results.
 int run_rules_suggest(const Options& options, const rules::RuleSet& rules, Output& out);
+// `help [COMMAND]` and `--version` (help.cpp).
+int run_help(const Options& options, Output& out);
+int run_version(const Options& options, Output& out);
 
 }  // namespace faultline::cli

@@ -84,23 +84,11 @@ CaseOutcome score_case(const CorpusCase& item, const rules::Engine& engine) {
   return outcome;
 }
 
-}  // namespace
-
-int run_corpus_score(const std::string& directory, const rules::Engine& engine,
-                     const std::vector<ExampleResult>& examples, Output& out) {
-  auto corpus = load_corpus(directory);
-  if (!corpus) {
-    out.err("faultline: " + corpus.status().message() + "\n");
-    return 2;
-  }
-  std::vector<CaseOutcome> outcomes;
-  for (const auto& item : *corpus) outcomes.push_back(score_case(item, engine));
-
-  size_t right = 0, scored = 0, strict_right = 0, strict = 0, ranks_right = 0, ranks = 0;
-  std::map<std::string, std::pair<size_t, size_t>> by_cause;  // cause -> (cases, right)
+// Accuracy over all cases and without the weak labels, and the initiating ranks right.
+std::string totals_section(const std::string& directory, const std::vector<CaseOutcome>& outcomes) {
+  size_t right = 0, strict_right = 0, strict = 0, ranks_right = 0, ranks = 0;
   for (const auto& outcome : outcomes) {
     bool correct = right_cause(outcome);
-    ++scored;
     right += correct;
     if (outcome.item->cause != "other" && !outcome.item->low_confidence) {
       ++strict;
@@ -110,21 +98,27 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
       ++ranks;
       ranks_right += outcome.initiating_rank == outcome.item->initiating_rank;
     }
+  }
+  size_t scored = outcomes.size();
+  return "\ncorpus " + directory + ": " + std::to_string(scored) + " cases\n" +
+         "  top cause right: " + std::to_string(right) + "/" + std::to_string(scored) + " (" +
+         percent(right, scored) +
+         "); without 'other' and low-confidence labels: " + std::to_string(strict_right) + "/" +
+         std::to_string(strict) + " (" + percent(strict_right, strict) + ")\n" +
+         "  initiating rank right: " + std::to_string(ranks_right) + "/" + std::to_string(ranks) +
+         " (cases that name one)\n\n";
+}
+
+// Per labelled cause: its cases, how many were right, and the recall of its rules.
+std::string causes_section(const std::vector<CaseOutcome>& outcomes) {
+  std::map<std::string, std::pair<size_t, size_t>> by_cause;  // cause -> (cases, right)
+  for (const auto& outcome : outcomes) {
     auto& [cases, cause_right] = by_cause[outcome.item->cause];
     ++cases;
-    cause_right += correct;
+    cause_right += right_cause(outcome);
   }
-
-  out.out("\ncorpus " + directory + ": " + std::to_string(scored) + " cases\n");
-  out.out("  top cause right: " + std::to_string(right) + "/" + std::to_string(scored) + " (" +
-          percent(right, scored) +
-          "); without 'other' and low-confidence labels: " + std::to_string(strict_right) + "/" +
-          std::to_string(strict) + " (" + percent(strict_right, strict) + ")\n");
-  out.out("  initiating rank right: " + std::to_string(ranks_right) + "/" + std::to_string(ranks) +
-          " (cases that name one)\n\n");
-
-  out.out("  " + pad("cause", 30) + pad("cases", 6) + pad("right", 6) +
-          "recall (any rule of the cause fired)\n");
+  std::string text =
+      "  " + pad("cause", 30) + pad("cases", 6) + pad("right", 6) + "recall (any rule of the cause fired)\n";
   for (const auto& entry : by_cause) {
     const std::string& cause = entry.first;  // not a structured binding: the lambda below takes it
     const auto& counts = entry.second;
@@ -134,13 +128,19 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
       fired += std::any_of(outcome.fired.begin(), outcome.fired.end(),
                            [&](const rules::Rule* rule) { return rule->cause == cause; });
     }
-    out.out("  " + pad(cause, 30) + pad(std::to_string(counts.first), 6) +
+    text += "  " + pad(cause, 30) + pad(std::to_string(counts.first), 6) +
             pad(std::to_string(counts.second), 6) +
-            (cause == "negative" || cause == "other" ? "-" : percent(fired, counts.first)) + "\n");
+            (cause == "negative" || cause == "other" ? "-" : percent(fired, counts.first)) + "\n";
   }
+  return text;
+}
 
-  out.out("\n  " + pad("rule", 52) + pad("examples", 9) + pad("fired", 6) + pad("precision", 10) +
-          pad("recall", 7) + "wrong-line\n");
+// Per rule: its examples passed, how often it fired, its precision and recall, and the cases it
+// diagnosed from a line the label does not point at.
+std::string rules_section(const std::vector<CaseOutcome>& outcomes,
+                          const std::vector<ExampleResult>& examples) {
+  std::string text = "\n  " + pad("rule", 52) + pad("examples", 9) + pad("fired", 6) + pad("precision", 10) +
+                     pad("recall", 7) + "wrong-line\n";
   for (const auto& example : examples) {
     const rules::Rule* rule = example.rule;
     size_t fired = 0, fired_right = 0, of_cause = 0, caught = 0, wrong_line = 0;
@@ -154,20 +154,41 @@ int run_corpus_score(const std::string& directory, const rules::Engine& engine,
       wrong_line += outcome.diagnosis_rule == rule && outcome.wrong_line;
     }
     std::string precision = rule->role == rules::Role::kSymptom ? "(symptom)" : percent(fired_right, fired);
-    out.out("  " + pad(rule->id, 52) +
+    text += "  " + pad(rule->id, 52) +
             pad(std::to_string(example.passed) + "/" + std::to_string(example.total), 9) +
             pad(std::to_string(fired), 6) + pad(precision, 10) + pad(percent(caught, of_cause), 7) +
-            std::to_string(wrong_line) + "\n");
+            std::to_string(wrong_line) + "\n";
   }
+  return text;
+}
 
-  bool any_wrong = false;
+// The cases with the wrong cause or evidence on another line; empty when there are none.
+std::string misses_section(const std::vector<CaseOutcome>& outcomes) {
+  std::string text;
   for (const auto& outcome : outcomes) {
     if (right_cause(outcome) && !outcome.wrong_line) continue;
-    if (!any_wrong) out.out("\n  misses:\n");
-    any_wrong = true;
-    out.out("    " + pad(outcome.item->name, 56) + "expected " + outcome.item->cause + ", got " +
-            outcome.cause + (outcome.wrong_line ? " (evidence on another line)" : "") + "\n");
+    if (text.empty()) text = "\n  misses:\n";
+    text += "    " + pad(outcome.item->name, 56) + "expected " + outcome.item->cause + ", got " +
+            outcome.cause + (outcome.wrong_line ? " (evidence on another line)" : "") + "\n";
   }
+  return text;
+}
+
+}  // namespace
+
+int run_corpus_score(const std::string& directory, const rules::Engine& engine,
+                     const std::vector<ExampleResult>& examples, Output& out) {
+  auto corpus = load_corpus(directory);
+  if (!corpus) {
+    out.err("faultline: " + corpus.status().message() + "\n");
+    return 2;
+  }
+  std::vector<CaseOutcome> outcomes;
+  for (const auto& item : *corpus) outcomes.push_back(score_case(item, engine));
+  out.out(totals_section(directory, outcomes));
+  out.out(causes_section(outcomes));
+  out.out(rules_section(outcomes, examples));
+  out.out(misses_section(outcomes));
   return 0;
 }
 

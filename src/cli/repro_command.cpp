@@ -80,28 +80,13 @@ void run_cuda_binary(const Options& options) {
   execv(sibling.c_str(), pointers.data());
 }
 
-}  // namespace
-
-int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) {
-  bool cuda = options.backend == "cuda";
-  if (cuda && !repro::cuda_backend_built()) {
-    run_cuda_binary(options);  // returns only when faultline-cuda could not be run
-    std::string why_not;
-    repro::cuda_device_count(why_not);
-    out.err("faultline: " + why_not + "\n");
-    return 2;
-  }
+// The model's sizes: the config's, then the options' over them, completed (repro::complete).
+Result<repro::ModelGeometry> model_geometry(const Options& options) {
   repro::ModelGeometry geometry;
   if (!options.config.empty()) {
     auto shape = preflight::read_model_config(options.config);
-    if (!shape) {
-      out.err("faultline: " + shape.status().message() + "\n");
-      return 2;
-    }
-    if (!shape->heads) {
-      out.err("faultline: " + options.config + ": no num_attention_heads\n");
-      return 2;
-    }
+    if (!shape) return shape.status();
+    if (!shape->heads) return Status::error(options.config + ": no num_attention_heads");
     geometry.heads = *shape->heads;
     geometry.kv_heads = shape->kv_heads.value_or(0);
     geometry.hidden = shape->hidden.value_or(0);
@@ -112,52 +97,55 @@ int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) 
   if (options.kv_heads) geometry.kv_heads = options.kv_heads;
   if (options.ffn) geometry.ffn = options.ffn;
   if (options.vocab) geometry.vocab = options.vocab;
-  if (geometry.heads <= 0) {
-    out.err("faultline: 'repro' needs --config config.json or --heads N\n");
-    return 2;
-  }
-  geometry = repro::complete(geometry);
-  auto job_for = [&](int64_t tp) {
-    return options.full_size ? repro::full_size_job(geometry, tp) : repro::scaled_job(geometry, tp);
-  };
-  auto run = [&](const repro::TpJob& job) { return cuda ? repro::run_on_cuda(job) : repro::run_on_cpu(job); };
+  if (geometry.heads <= 0) return Status::error("'repro' needs --config config.json or --heads N");
+  return repro::complete(geometry);
+}
 
-  repro::TpJob real = repro::full_size_job(geometry, options.tp);
-  if (std::string invalid = repro::invalid_sizes(real); !invalid.empty()) {
-    out.err("faultline: repro: " + invalid + "\n");
-    return 2;
-  }
-  repro::TpJob job = job_for(options.tp);
-  out.out("repro of TP " + std::to_string(options.tp) + " on the " + options.backend +
-          " backend: " + std::to_string(geometry.heads) + " heads, " + std::to_string(geometry.kv_heads) +
-          " KV heads, hidden " + std::to_string(geometry.hidden) + ", FFN " + std::to_string(geometry.ffn) +
-          ", vocabulary " + std::to_string(geometry.vocab) + ", " + std::to_string(job.tokens) + " tokens\n");
+// The job that runs for TP `tp`: the real sizes with --full-size, else scaled down.
+repro::TpJob job_for(const Options& options, const repro::ModelGeometry& geometry, int64_t tp) {
+  return options.full_size ? repro::full_size_job(geometry, tp) : repro::scaled_job(geometry, tp);
+}
+
+repro::TpOutcome run_job(const Options& options, const repro::TpJob& job) {
+  return options.backend == "cuda" ? repro::run_on_cuda(job) : repro::run_on_cpu(job);
+}
+
+// The first lines: the model, the tokens, and the sizes the job runs with.
+std::string job_summary(const Options& options, const repro::ModelGeometry& geometry,
+                        const repro::TpJob& job) {
+  std::string text =
+      "repro of TP " + std::to_string(options.tp) + " on the " + options.backend +
+      " backend: " + std::to_string(geometry.heads) + " heads, " + std::to_string(geometry.kv_heads) +
+      " KV heads, hidden " + std::to_string(geometry.hidden) + ", FFN " + std::to_string(geometry.ffn) +
+      ", vocabulary " + std::to_string(geometry.vocab) + ", " + std::to_string(job.tokens) + " tokens\n";
   if (options.full_size) {
-    out.out("  sizes: the real ones, " + sizes(job) + "; about " +
-            repro::format_bytes(repro::weight_bytes(job)) +
-            " of weights in double precision, which can be slow\n");
-  } else {
-    out.out("  sizes: scaled down " + std::to_string(repro::scale_factor(geometry)) +
-            "× (the same heads, KV heads and divisibility by TP): " + sizes(job) +
-            "; --full-size runs the real ones\n");
+    return text + "  sizes: the real ones, " + sizes(job) + "; about " +
+           repro::format_bytes(repro::weight_bytes(job)) +
+           " of weights in double precision, which can be slow\n";
   }
+  return text + "  sizes: scaled down " + std::to_string(repro::scale_factor(geometry)) +
+         "× (the same heads, KV heads and divisibility by TP): " + sizes(job) +
+         "; --full-size runs the real ones\n";
+}
 
-  // The frameworks' checks see the real sizes, and say what they say about them.
-  repro::HostCheck check = repro::check_on_host(real);
-  if (check.passed) {
-    repro::TpOutcome outcome = run(job);
-    if (outcome.kind == repro::TpOutcome::Kind::kCannotRun) {
-      out.err("faultline: repro --backend " + options.backend + ": " + outcome.error +
-              (options.full_size ? "; without --full-size the job is scaled down" : "") +
-              (cuda ? "; --backend cpu runs the job on this machine's CPU" : "") + "\n");
-      return 2;
-    }
-    out.out("  TP " + std::to_string(options.tp) + ": " + describe(outcome));
-    return outcome.matches ? 0 : 1;
+// A TP size the frameworks accept: run it and compare with the reference (0 when it matches).
+int run_accepted(const Options& options, const repro::TpJob& job, Output& out) {
+  repro::TpOutcome outcome = run_job(options, job);
+  if (outcome.kind == repro::TpOutcome::Kind::kCannotRun) {
+    out.err("faultline: repro --backend " + options.backend + ": " + outcome.error +
+            (options.full_size ? "; without --full-size the job is scaled down" : "") +
+            (options.backend == "cuda" ? "; --backend cpu runs the job on this machine's CPU" : "") + "\n");
+    return 2;
   }
+  out.out("  TP " + std::to_string(options.tp) + ": " + describe(outcome));
+  return outcome.matches ? 0 : 1;
+}
+
+// A TP size the frameworks refuse: their error, whether faultline's own rules diagnose it, and
+// the largest TP size that fits, run. Always 1: the failure is reproduced.
+int run_refused(const Options& options, const rules::RuleSet& rules, const repro::ModelGeometry& geometry,
+                const repro::HostCheck& check, Output& out) {
   out.out("  TP " + std::to_string(options.tp) + ": [HOST_CHECK] refused: " + check.error + "\n");
-
-  // The error, as the frameworks print it, goes through faultline's own rules.
   rules::Engine engine(rules);
   auto findings = job::findings_for_text(engine, check.error);
   auto same_cause = std::find_if(findings.begin(), findings.end(),
@@ -166,8 +154,37 @@ int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) 
               ? "  faultline does not recognise this error: a rule is missing for " + check.cause + "\n"
               : "  faultline diagnoses it as " + check.cause + " (rule " + same_cause->rule->id + ")\n");
   int64_t fix = fitting_tp(geometry, options.tp);
-  out.out("  the fix, TP " + std::to_string(fix) + ": " + describe(run(job_for(fix))));
+  out.out("  the fix, TP " + std::to_string(fix) + ": " +
+          describe(run_job(options, job_for(options, geometry, fix))));
   return 1;
+}
+
+}  // namespace
+
+int run_repro(const Options& options, const rules::RuleSet& rules, Output& out) {
+  if (options.backend == "cuda" && !repro::cuda_backend_built()) {
+    run_cuda_binary(options);  // returns only when faultline-cuda could not be run
+    std::string why_not;
+    repro::cuda_device_count(why_not);
+    out.err("faultline: " + why_not + "\n");
+    return 2;
+  }
+  auto geometry = model_geometry(options);
+  if (!geometry) {
+    out.err("faultline: " + geometry.status().message() + "\n");
+    return 2;
+  }
+  repro::TpJob real = repro::full_size_job(*geometry, options.tp);
+  if (std::string invalid = repro::invalid_sizes(real); !invalid.empty()) {
+    out.err("faultline: repro: " + invalid + "\n");
+    return 2;
+  }
+  repro::TpJob job = job_for(options, *geometry, options.tp);
+  out.out(job_summary(options, *geometry, job));
+  // The frameworks' checks see the real sizes, and say what they say about them.
+  repro::HostCheck check = repro::check_on_host(real);
+  if (check.passed) return run_accepted(options, job, out);
+  return run_refused(options, rules, *geometry, check, out);
 }
 
 }  // namespace faultline::cli

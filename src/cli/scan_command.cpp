@@ -13,6 +13,7 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -111,6 +112,13 @@ std::string format_bytes(double bytes) {
 
 // What the workers have finished, for the progress line.
 struct Progress {
+  explicit Progress(const std::vector<scan::PlannedJob>& jobs) : total_jobs(jobs.size()) {
+    for (const auto& job : jobs) {
+      total_files += job.files.size();
+      total_bytes += job.disk_bytes;
+    }
+  }
+
   std::atomic<uint64_t> jobs{0}, files{0}, bytes{0};
   uint64_t total_jobs = 0, total_files = 0, total_bytes = 0;
   Clock::time_point start = Clock::now();
@@ -131,6 +139,124 @@ struct Progress {
   }
 };
 
+// Where finished jobs go: each job's line to `out`, its record to `summary`, its counts to
+// `progress`. `mutex` guards `out` and `summary`, for the workers and the progress line alike.
+struct JobSink {
+  Output& out;
+  scan::Summary& summary;
+  Progress& progress;
+  std::mutex mutex;
+
+  void write(const scan::PlannedJob& job, const std::string& line) {
+    auto parsed = scan::parse_line(line);
+    std::lock_guard lock(mutex);
+    if (parsed) out.learn_hosts(parsed->job.hosts);
+    out.out(line);
+    if (parsed)
+      summary.add(parsed->job);
+    else
+      out.err("faultline: " + job.name +
+              ": internal error, unreadable scan line: " + parsed.status().message() + "\n");
+    progress.jobs += 1;
+    progress.files += job.files.size();
+    progress.bytes += job.disk_bytes;
+  }
+};
+
+// The progress line on stderr, redrawn every 250 ms by a thread of its own from construction
+// until stop(), which erases it.
+class ProgressLine {
+ public:
+  explicit ProgressLine(JobSink& sink) : sink_(sink), thread_([this] { redraw_until_stopped(); }) {}
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+  ~ProgressLine() { stop(); }
+
+  void stop() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(wake_mutex_);
+      stopped_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    std::lock_guard lock(sink_.mutex);
+    sink_.out.err("\r\x1b[K");
+  }
+
+ private:
+  void redraw_until_stopped() {
+    std::unique_lock wait_lock(wake_mutex_);
+    while (!wake_.wait_for(wait_lock, std::chrono::milliseconds(250), [&] { return stopped_; })) {
+      std::lock_guard lock(sink_.mutex);
+      sink_.out.err("\r" + sink_.progress.line() + "\x1b[K");
+    }
+  }
+
+  JobSink& sink_;
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+  bool stopped_ = false;
+  std::thread thread_;  // last: it starts once the members it reads are made
+};
+
+// Analyses every job on `threads` threads, this one among them, each taking the next job not
+// yet taken; every job is written to `sink` as it finishes.
+void analyse_jobs(const std::vector<scan::PlannedJob>& jobs, const rules::Engine& engine, size_t threads,
+                  JobSink& sink) {
+  std::atomic<size_t> next_job{0};
+  auto work = [&] {
+    for (size_t index; (index = next_job++) < jobs.size();)
+      sink.write(jobs[index], analyse_job(jobs[index], engine));
+  };
+  std::vector<std::thread> workers;
+  for (size_t i = 1; i < threads; ++i) workers.emplace_back(work);
+  work();
+  for (auto& worker : workers) worker.join();
+}
+
+// -j N, else one thread per core; never more threads than jobs, never none.
+size_t worker_count(const Options& options, size_t jobs) {
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
+                                       : std::max(1u, std::thread::hardware_concurrency());
+  return std::max<size_t>(1, std::min(threads, jobs));
+}
+
+// The roots that exist. One that does not is an input error, as in diagnose: named on stderr and
+// added to `missing`, never a job with nothing in it.
+std::vector<std::string> existing_roots(const std::vector<std::string>& inputs,
+                                        std::vector<scan::PlannedSkip>& missing, Output& out) {
+  std::vector<std::string> roots;
+  for (const auto& root : inputs) {
+    struct stat info {};
+    if (root != "-" && ::stat(root.c_str(), &info) != 0) {
+      std::string reason = std::strerror(errno);
+      out.err("faultline: " + root + ": " + reason + "\n");
+      missing.push_back({{root, reason}, std::filesystem::path(root).filename().string()});
+      continue;
+    }
+    roots.push_back(root);
+  }
+  return roots;
+}
+
+// The jobs and skipped inputs of this scan's shard.
+scan::ScanPlan plan_shard(const Options& options, scan::JobBy job_by, const scan::Shard& shard, Output& out) {
+  std::vector<scan::PlannedSkip> missing;
+  std::vector<std::string> roots = existing_roots(options.inputs, missing, out);
+  scan::ScanPlan plan = scan::plan_jobs(roots, job_by, options.include, options.exclude);
+  plan.skipped.insert(plan.skipped.begin(), missing.begin(), missing.end());
+  // Shards hash each job's path under the roots' common parent: with several roots (a glob),
+  // every root's own jobs would otherwise be keyed '.' and land on one shard.
+  scan::ShardKeys shard_keys(roots);
+  std::erase_if(plan.jobs,
+                [&](const scan::PlannedJob& job) { return !shard.holds(shard_keys.key(job.name)); });
+  std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) {
+    return !shard.holds(shard_keys.key(skip.skipped.source));
+  });
+  return plan;
+}
+
 int exit_code(const scan::Summary& summary, bool rule_errors) {
   if (rule_errors || summary.skipped() || summary.failed() || summary.read_errors()) return 2;
   return summary.diagnosed() ? 1 : 0;
@@ -145,30 +271,7 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
     out.err("faultline: " + (!job_by ? job_by.status() : shard.status()).message() + "\n");
     return 2;
   }
-  // A root that does not exist is an input error, as in diagnose: named on stderr and listed as
-  // skipped, never a job with nothing in it.
-  std::vector<std::string> roots;
-  std::vector<scan::PlannedSkip> missing;
-  for (const auto& root : options.inputs) {
-    struct stat info {};
-    if (root != "-" && ::stat(root.c_str(), &info) != 0) {
-      std::string reason = std::strerror(errno);
-      out.err("faultline: " + root + ": " + reason + "\n");
-      missing.push_back({{root, reason}, std::filesystem::path(root).filename().string()});
-      continue;
-    }
-    roots.push_back(root);
-  }
-  scan::ScanPlan plan = scan::plan_jobs(roots, *job_by, options.include, options.exclude);
-  plan.skipped.insert(plan.skipped.begin(), missing.begin(), missing.end());
-  // Shards hash each job's path under the roots' common parent: with several roots (a glob),
-  // every root's own jobs would otherwise be keyed '.' and land on one shard.
-  scan::ShardKeys shard_keys(roots);
-  std::erase_if(plan.jobs,
-                [&](const scan::PlannedJob& job) { return !shard->holds(shard_keys.key(job.name)); });
-  std::erase_if(plan.skipped, [&](const scan::PlannedSkip& skip) {
-    return !shard->holds(shard_keys.key(skip.skipped.source));
-  });
+  scan::ScanPlan plan = plan_shard(options, *job_by, *shard, out);
 
   rules::Engine engine(rules);
   // The sampled literal screen is built by the first job to read 2 MiB, from a sample of it
@@ -176,70 +279,17 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
   // then (the reports are the same).
   scan::Summary summary;
   if (!options.shard.empty()) summary.set_shard(*shard);
-  std::mutex output_mutex;  // guards `out` and `summary`
   for (const auto& skip : plan.skipped) {
     out.out(scan::skipped_line(skip));
     summary.add(skip);
   }
+  Progress progress(plan.jobs);
+  JobSink sink{out, summary, progress, {}};
+  std::optional<ProgressLine> progress_line;
+  if (out.err_is_terminal() && !options.quiet) progress_line.emplace(sink);
+  analyse_jobs(plan.jobs, engine, worker_count(options, plan.jobs.size()), sink);
+  if (progress_line) progress_line->stop();
 
-  Progress progress;
-  progress.total_jobs = plan.jobs.size();
-  for (const auto& job : plan.jobs) {
-    progress.total_files += job.files.size();
-    progress.total_bytes += job.disk_bytes;
-  }
-  std::atomic<size_t> next_job{0};
-  auto work = [&] {
-    for (size_t index; (index = next_job++) < plan.jobs.size();) {
-      const scan::PlannedJob& job = plan.jobs[index];
-      std::string line = analyse_job(job, engine);
-      auto parsed = scan::parse_line(line);
-      std::lock_guard lock(output_mutex);
-      if (parsed) out.learn_hosts(parsed->job.hosts);
-      out.out(line);
-      if (parsed)
-        summary.add(parsed->job);
-      else
-        out.err("faultline: " + job.name +
-                ": internal error, unreadable scan line: " + parsed.status().message() + "\n");
-      progress.jobs += 1;
-      progress.files += job.files.size();
-      progress.bytes += job.disk_bytes;
-    }
-  };
-
-  bool show_progress = out.err_is_terminal() && !options.quiet;
-  std::mutex progress_mutex;
-  std::condition_variable progress_wake;
-  bool finished = false;
-  std::thread progress_thread;
-  if (show_progress) {
-    progress_thread = std::thread([&] {
-      std::unique_lock wait_lock(progress_mutex);
-      while (!progress_wake.wait_for(wait_lock, std::chrono::milliseconds(250), [&] { return finished; })) {
-        std::lock_guard lock(output_mutex);
-        out.err("\r" + progress.line() + "\x1b[K");
-      }
-    });
-  }
-
-  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
-                                       : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::max<size_t>(1, std::min(threads, plan.jobs.size()));
-  std::vector<std::thread> workers;
-  for (size_t i = 1; i < threads; ++i) workers.emplace_back(work);
-  work();
-  for (auto& worker : workers) worker.join();
-
-  if (show_progress) {
-    {
-      std::lock_guard lock(progress_mutex);
-      finished = true;
-    }
-    progress_wake.notify_all();
-    progress_thread.join();
-    out.err("\r\x1b[K");
-  }
   out.out(summary.to_json());
   if (!options.quiet) out.err(summary.to_text());
   return exit_code(summary, !rules.errors().empty());

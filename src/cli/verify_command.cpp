@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "base/text.hpp"
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 
 namespace faultline::cli {
@@ -138,16 +139,16 @@ report::Verification run_verify(const std::string& command, const rules::RuleSet
   for (const auto& word : *words) argv.push_back(word.c_str());
   auto options = parse_options(static_cast<int>(argv.size()), argv.data());
   if (!options) return not_run(verification, "the command is not valid: " + options.status().message());
-  if (options->command == Command::kHelp) return not_run(verification, "the command only asks for help");
-  if (options->command == Command::kRepro && options->backend != "cpu") {
+  if (options->command->name == "help") return not_run(verification, "the command only asks for help");
+  if (options->command->name == "repro" && options->backend != "cpu") {
     return not_run(verification,
                    "--backend " + options->backend + " runs on GPUs through faultline-cuda: run it yourself");
   }
   if (std::string why = missing_file(*options); !why.empty()) return not_run(verification, why);
 
   StringOutput out;
-  verification.exit_code = options->command == Command::kPreflight ? run_preflight(*options, out)
-                                                                   : run_repro(*options, rules, out);
+  verification.exit_code =
+      options->command->name == "preflight" ? run_preflight(*options, out) : run_repro(*options, rules, out);
   verification.ran = true;
   verification.output = out.stdout_text + out.stderr_text;
   return verification;
