@@ -274,7 +274,7 @@ std::string fish_command_block(const CommandInfo& command) {
 std::string zsh_completion() {
   std::string out =
       "#compdef faultline faultline-cuda\n"
-      "# zsh completion for faultline, generated from its command table (src/cli/options.cpp) by\n"
+      "# zsh completion for faultline, generated from its command table (src/cli/command_table.cpp) by\n"
       "# zsh_completion(); do not edit. Installed to share/zsh/site-functions/_faultline.\n\n"
       "_faultline_rule_ids() {\n"
       "  local -a ids\n"
@@ -295,7 +295,7 @@ std::string zsh_completion() {
 
 std::string fish_completion() {
   std::string out =
-      "# fish completion for faultline, generated from its command table (src/cli/options.cpp) by\n"
+      "# fish completion for faultline, generated from its command table (src/cli/command_table.cpp) by\n"
       "# fish_completion(); do not edit. Installed to share/fish/vendor_completions.d/faultline.fish.\n\n"
       "complete -c faultline -f\n"
       "complete -c faultline-cuda -w faultline\n";

@@ -84,7 +84,7 @@ std::string exit_status_section() {
 }  // namespace
 
 std::string man_page() {
-  return ".\\\" Generated from faultline's command table (src/cli/options.cpp); do not edit.\n"
+  return ".\\\" Generated from faultline's command table (src/cli/command_table.cpp); do not edit.\n"
          ".TH FAULTLINE 1 \"\" \"faultline " FAULTLINE_VERSION
          "\" \"User Commands\"\n"
          ".SH NAME\nfaultline \\- find the rank that failed first in a multi\\-GPU job's logs, and why\n" +

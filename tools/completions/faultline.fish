@@ -1,4 +1,4 @@
-# fish completion for faultline, generated from its command table (src/cli/options.cpp) by
+# fish completion for faultline, generated from its command table (src/cli/command_table.cpp) by
 # fish_completion(); do not edit. Installed to share/fish/vendor_completions.d/faultline.fish.
 
 complete -c faultline -f
