@@ -239,6 +239,97 @@ bool is_address_host(std::string_view name) {
   return dashes == 3;
 }
 
+// A match that begins a word, not the rest of one.
+bool starts_word(std::string_view all, size_t begin) {
+  return !is_word(before(all, begin));
+}
+
+// Tokens by their form: JWTs, a URL's credentials, secrets in query strings, provider tokens
+// (whole, or cut short by the report).
+std::string mask_tokens(std::string text) {
+  const Patterns& re = patterns();
+  auto masked = [](std::string_view) { return std::optional<std::string>("REDACTED"); };
+  text = replace_matches(text, re.jwt, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
+    return starts_word(all, begin) ? masked(view(groups[0])) : std::nullopt;
+  });
+  text =
+      replace_matches(text, re.url_credentials, [](std::string_view, size_t, size_t, const Groups& groups) {
+        if (is_redacted(view(groups[1]))) return std::optional<std::string>();
+        return std::optional<std::string>("://REDACTED@");
+      });
+  text = replace_matches(text, re.query_secret, [](std::string_view, size_t, size_t, const Groups& groups) {
+    if (is_redacted(view(groups[2]))) return std::optional<std::string>();
+    return std::optional<std::string>(std::string(view(groups[1])) + "REDACTED");
+  });
+  text = replace_matches(text, re.token, [&](std::string_view all, size_t begin, size_t, const Groups&) {
+    return starts_word(all, begin) ? std::optional<std::string>("REDACTED") : std::nullopt;
+  });
+  text = replace_matches(text, re.cut_token, [&](std::string_view all, size_t begin, size_t, const Groups&) {
+    return starts_word(all, begin) ? std::optional<std::string>("REDACTED…") : std::nullopt;
+  });
+  return text;
+}
+
+// Secrets by their name: command-line options, Authorization and Bearer headers, assignments to
+// a secret's name, environment variables with random-looking values, and key material (`in_key`:
+// the text holds a private key block whose end it does not show).
+std::string mask_secret_values(std::string text, bool in_key) {
+  const Patterns& re = patterns();
+  text = replace_matches(text, re.secret_option,
+                         [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
+                           std::string_view value = view(groups[3]);
+                           if (!starts_word(all, begin) || is_redacted(value))
+                             return std::optional<std::string>();
+                           return std::optional<std::string>(std::string(view(groups[1])) +
+                                                             std::string(view(groups[2])) + "REDACTED");
+                         });
+  text = replace_matches(
+      text, re.authorization, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
+        if (!starts_word(all, begin)) return std::optional<std::string>();
+        std::string_view match = view(groups[0]);
+        size_t value_at = static_cast<size_t>(groups[3].data() - groups[0].data());
+        return std::optional<std::string>(std::string(match.substr(0, value_at)) + "REDACTED");
+      });
+  text =
+      replace_matches(text, re.bearer, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
+        if (!starts_word(all, begin) || is_redacted(view(groups[2]))) return std::optional<std::string>();
+        return std::optional<std::string>(std::string(view(groups[1])) + "REDACTED");
+      });
+  text = replace_matches(
+      text, re.secret_assignment, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
+        std::string_view value = view(groups[2]);
+        std::string key(view(groups[1]));
+        std::transform(key.begin(), key.end(), key.begin(),
+                       [](char c) { return static_cast<char>(c | 0x20); });
+        bool counts = key.find("token") != std::string::npos;  // token: 4096 may be a count
+        if (!starts_word(all, begin) || (counts && all_digits(value)) || is_redacted(value))
+          return std::optional<std::string>();
+        std::string_view match = view(groups[0]);
+        return std::optional<std::string>(std::string(match.substr(0, match.size() - value.size())) +
+                                          "REDACTED");
+      });
+  text = replace_matches(
+      text, re.env_secret, [&](std::string_view all, size_t begin, size_t end, const Groups& groups) {
+        std::string_view value = view(groups[2]);
+        char next = after(all, end);
+        if (!starts_word(all, begin) || is_name(next) || next == '+' || next == '/' || !looks_random(value)) {
+          return std::optional<std::string>();
+        }
+        std::string_view match = view(groups[0]);
+        return std::optional<std::string>(std::string(match.substr(0, match.size() - value.size())) +
+                                          "REDACTED");
+      });
+  text =
+      replace_matches(text, re.key_blob, [&](std::string_view all, size_t begin, size_t end, const Groups&) {
+        char previous = before(all, begin);
+        char next = after(all, end);
+        if (is_name(previous) || is_name(next)) return std::optional<std::string>();
+        std::string_view value = all.substr(begin, end - begin);
+        return looks_like_key(value, in_key) ? std::optional<std::string>("REDACTED") : std::nullopt;
+      });
+  return text;
+}
+
 }  // namespace
 
 void Redactor::add_hosts(const std::vector<std::string>& hosts) {
@@ -317,89 +408,10 @@ std::string Redactor::mask_words(std::string_view text) {
   return result;
 }
 
-std::string Redactor::redact(std::string_view input) {
+// E-mail addresses and user names in home paths (~alice, /home/alice), learning the names so
+// that mask_words masks them elsewhere too.
+std::string Redactor::mask_people(std::string text) {
   const Patterns& re = patterns();
-  std::string text(input);
-  auto starts_word = [](std::string_view all, size_t begin) { return !is_word(before(all, begin)); };
-
-  auto masked = [](std::string_view) { return std::optional<std::string>("REDACTED"); };
-  if (text.find("PRIVATE KEY-----") != std::string::npos) {
-    text = replace_matches(text, re.private_key_block, [](std::string_view, size_t, size_t, const Groups&) {
-      return std::optional<std::string>("[PRIVATE KEY REDACTED]");
-    });
-  }
-  // A block whose end is not in this text (a report cut it): its body lines are masked below.
-  bool in_key = text.find("PRIVATE KEY-----") != std::string::npos;
-  text = replace_matches(text, re.jwt, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
-    return starts_word(all, begin) ? masked(view(groups[0])) : std::nullopt;
-  });
-  text =
-      replace_matches(text, re.url_credentials, [](std::string_view, size_t, size_t, const Groups& groups) {
-        if (is_redacted(view(groups[1]))) return std::optional<std::string>();
-        return std::optional<std::string>("://REDACTED@");
-      });
-  text = replace_matches(text, re.query_secret, [](std::string_view, size_t, size_t, const Groups& groups) {
-    if (is_redacted(view(groups[2]))) return std::optional<std::string>();
-    return std::optional<std::string>(std::string(view(groups[1])) + "REDACTED");
-  });
-  text = replace_matches(text, re.token, [&](std::string_view all, size_t begin, size_t, const Groups&) {
-    return starts_word(all, begin) ? std::optional<std::string>("REDACTED") : std::nullopt;
-  });
-  text = replace_matches(text, re.cut_token, [&](std::string_view all, size_t begin, size_t, const Groups&) {
-    return starts_word(all, begin) ? std::optional<std::string>("REDACTED…") : std::nullopt;
-  });
-  text = replace_matches(text, re.secret_option,
-                         [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
-                           std::string_view value = view(groups[3]);
-                           if (!starts_word(all, begin) || is_redacted(value))
-                             return std::optional<std::string>();
-                           return std::optional<std::string>(std::string(view(groups[1])) +
-                                                             std::string(view(groups[2])) + "REDACTED");
-                         });
-  text = replace_matches(
-      text, re.authorization, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
-        if (!starts_word(all, begin)) return std::optional<std::string>();
-        std::string_view match = view(groups[0]);
-        size_t value_at = static_cast<size_t>(groups[3].data() - groups[0].data());
-        return std::optional<std::string>(std::string(match.substr(0, value_at)) + "REDACTED");
-      });
-  text =
-      replace_matches(text, re.bearer, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
-        if (!starts_word(all, begin) || is_redacted(view(groups[2]))) return std::optional<std::string>();
-        return std::optional<std::string>(std::string(view(groups[1])) + "REDACTED");
-      });
-  text = replace_matches(
-      text, re.secret_assignment, [&](std::string_view all, size_t begin, size_t, const Groups& groups) {
-        std::string_view value = view(groups[2]);
-        std::string key(view(groups[1]));
-        std::transform(key.begin(), key.end(), key.begin(),
-                       [](char c) { return static_cast<char>(c | 0x20); });
-        bool counts = key.find("token") != std::string::npos;  // token: 4096 may be a count
-        if (!starts_word(all, begin) || (counts && all_digits(value)) || is_redacted(value))
-          return std::optional<std::string>();
-        std::string_view match = view(groups[0]);
-        return std::optional<std::string>(std::string(match.substr(0, match.size() - value.size())) +
-                                          "REDACTED");
-      });
-  text = replace_matches(
-      text, re.env_secret, [&](std::string_view all, size_t begin, size_t end, const Groups& groups) {
-        std::string_view value = view(groups[2]);
-        char next = after(all, end);
-        if (!starts_word(all, begin) || is_name(next) || next == '+' || next == '/' || !looks_random(value)) {
-          return std::optional<std::string>();
-        }
-        std::string_view match = view(groups[0]);
-        return std::optional<std::string>(std::string(match.substr(0, match.size() - value.size())) +
-                                          "REDACTED");
-      });
-  text =
-      replace_matches(text, re.key_blob, [&](std::string_view all, size_t begin, size_t end, const Groups&) {
-        char previous = before(all, begin);
-        char next = after(all, end);
-        if (is_name(previous) || is_name(next)) return std::optional<std::string>();
-        std::string_view value = all.substr(begin, end - begin);
-        return looks_like_key(value, in_key) ? std::optional<std::string>("REDACTED") : std::nullopt;
-      });
   text = replace_matches(text, re.email, [](std::string_view all, size_t begin, size_t, const Groups&) {
     char previous = before(all, begin);  // not the rest of a word, nor a URL's masked credentials
     if (is_word(previous) || previous == ':' || previous == '/') return std::optional<std::string>();
@@ -423,6 +435,12 @@ std::string Redactor::redact(std::string_view input) {
         if (name.size() >= 3 && !all_digits(name)) user_names_.insert(name);
         return std::optional<std::string>("~USER");
       });
+  return text;
+}
+
+// IPv4, IPv6 and MAC addresses, each given an alias numbered in order of first appearance.
+std::string Redactor::mask_addresses(std::string text) {
+  const Patterns& re = patterns();
   text = replace_matches(text, re.ipv4,
                          [&](std::string_view all, size_t begin, size_t end, const Groups& groups) {
                            char previous = before(all, begin);
@@ -470,6 +488,13 @@ std::string Redactor::redact(std::string_view input) {
                        [](char c) { return c == '-' ? ':' : static_cast<char>(c | 0x20); });
         return std::optional<std::string>(alias(mac_aliases_, "MAC-", lower));
       });
+  return text;
+}
+
+// A host named by an assignment (host=, hostname:, MASTER_ADDR=): masked, and learned for
+// mask_words.
+std::string Redactor::mask_host_assignments(std::string text) {
+  const Patterns& re = patterns();
   text = replace_matches(
       text, re.host_assignment, [&](std::string_view all, size_t begin, size_t end, const Groups& groups) {
         std::string_view value = view(groups[2]);
@@ -484,6 +509,24 @@ std::string Redactor::redact(std::string_view input) {
             host_alias(std::string(value)) +
             std::string(match.substr(static_cast<size_t>(value.data() - match.data()) + value.size())));
       });
+  return text;
+}
+
+std::string Redactor::redact(std::string_view input) {
+  const Patterns& re = patterns();
+  std::string text(input);
+  if (text.find("PRIVATE KEY-----") != std::string::npos) {
+    text = replace_matches(text, re.private_key_block, [](std::string_view, size_t, size_t, const Groups&) {
+      return std::optional<std::string>("[PRIVATE KEY REDACTED]");
+    });
+  }
+  // A block whose end is not in this text (a report cut it): its body lines are masked below.
+  bool in_key = text.find("PRIVATE KEY-----") != std::string::npos;
+  text = mask_tokens(std::move(text));
+  text = mask_secret_values(std::move(text), in_key);
+  text = mask_people(std::move(text));
+  text = mask_addresses(std::move(text));
+  text = mask_host_assignments(std::move(text));
   return mask_words(text);
 }
 

@@ -33,6 +33,11 @@ class Redactor {
  private:
   const std::string& alias(std::map<std::string, std::string>& aliases, const std::string& prefix,
                            const std::string& name);
+  // The steps of redact() after the secrets, in its order: each masks what it knows and learns
+  // the user names and hosts that mask_words then masks everywhere.
+  std::string mask_people(std::string text);
+  std::string mask_addresses(std::string text);
+  std::string mask_host_assignments(std::string text);
   std::string mask_words(std::string_view text);
 
   std::set<std::string> hosts_;
