@@ -170,18 +170,9 @@ std::string display(const Reason& reason, std::string_view name) {
   return std::visit(Visitor{}, *field);
 }
 
-std::string words(const Reason& reason) {
+// Who reported the failure, and when.
+std::string reporter_words(const Reason& reason) {
   switch (reason.kind) {
-    case Kind::kUnrecognisedError:
-      return "no rule knows this error; " + reason.text("rule") + " reports it as it stands";
-    case Kind::kRootCauseRule:
-      return "matched root-cause rule " + reason.text("rule");
-    case Kind::kSymptomsOnly:
-      return "only symptoms were found (" + reason.text("rule") + "); the cause may be outside these logs";
-    case Kind::kOtherRootCauses:
-      return number(reason, "count") + " other root-cause finding(s) in the job";
-    case Kind::kBaselineSetAside:
-      return number(reason, "count") + " report(s) also seen in the baseline run were set aside";
     case Kind::kNoRankNamed:
       return "no line names the rank that reported it";
     case Kind::kOnlyRankReporting:
@@ -203,23 +194,14 @@ std::string words(const Reason& reason) {
       return reported_first_aligned(reason);
     case Kind::kClockSkewMattered:
       return clock_skew_mattered(reason);
-    case Kind::kSilentInCollective:
-      return "ranks " + format_ranges(reason.ranks("ranks")) + " timed out in SeqNum " +
-             number(reason, "seq") + "; " + rank_of(reason) + " did not, so it never reached that collective";
-    case Kind::kSilentMissingRank:
-      return silent_missing_rank(reason);
-    case Kind::kFewestCompleted:
-      return rank_of(reason) + " completed the fewest NCCL work items (" + number(reason, "work") +
-             "): it fell behind first";
-    case Kind::kNeverReachedCollective:
-      return rank_of(reason) + " never reached collective SeqNum " + number(reason, "seq") + ", in which " +
-             ranks_phrase(reason.ranks("ranks"), "no rank") + " and " + number(reason, "others") +
-             " other rank(s) timed out";
-    case Kind::kLeastWork:
-      return rank_of(reason) + " had " + reason.text("counter") + " the least NCCL work (" +
-             number(reason, "work") + ") of the ranks that reported it";
-    case Kind::kBehindInWork:
-      return behind_in_work(reason);
+    default:
+      return "";
+  }
+}
+
+// The clues that name a rank when the failure's own lines do not.
+std::string clue_words(const Reason& reason) {
+  switch (reason.kind) {
     case Kind::kRelayNamesRank:
       return "the error names no rank; the other report of the same cause names only " + rank_of(reason);
     case Kind::kRootCauseEntry:
@@ -246,6 +228,42 @@ std::string words(const Reason& reason) {
       return "but " + rank_of(reason) + " only timed out or was stopped (a victim), while " +
              ranks_phrase(reason.ranks("ranks"), "no rank") +
              " reported errors of their own: no rank is named";
+    default:
+      return "";
+  }
+}
+
+std::string words(const Reason& reason) {
+  switch (reason.kind) {
+    case Kind::kUnrecognisedError:
+      return "no rule knows this error; " + reason.text("rule") + " reports it as it stands";
+    case Kind::kRootCauseRule:
+      return "matched root-cause rule " + reason.text("rule");
+    case Kind::kSymptomsOnly:
+      return "only symptoms were found (" + reason.text("rule") + "); the cause may be outside these logs";
+    case Kind::kOtherRootCauses:
+      return number(reason, "count") + " other root-cause finding(s) in the job";
+    case Kind::kBaselineSetAside:
+      return number(reason, "count") + " report(s) also seen in the baseline run were set aside";
+    default:
+      return reason.kind <= Kind::kClockSkewMattered ? reporter_words(reason) : clue_words(reason);
+    case Kind::kSilentInCollective:
+      return "ranks " + format_ranges(reason.ranks("ranks")) + " timed out in SeqNum " +
+             number(reason, "seq") + "; " + rank_of(reason) + " did not, so it never reached that collective";
+    case Kind::kSilentMissingRank:
+      return silent_missing_rank(reason);
+    case Kind::kFewestCompleted:
+      return rank_of(reason) + " completed the fewest NCCL work items (" + number(reason, "work") +
+             "): it fell behind first";
+    case Kind::kNeverReachedCollective:
+      return rank_of(reason) + " never reached collective SeqNum " + number(reason, "seq") + ", in which " +
+             ranks_phrase(reason.ranks("ranks"), "no rank") + " and " + number(reason, "others") +
+             " other rank(s) timed out";
+    case Kind::kLeastWork:
+      return rank_of(reason) + " had " + reason.text("counter") + " the least NCCL work (" +
+             number(reason, "work") + ") of the ranks that reported it";
+    case Kind::kBehindInWork:
+      return behind_in_work(reason);
     case Kind::kTracebackFrame:
       return "the traceback's frame" + (reason.has("site") ? " " + reason.text("site") : "") +
              " names what failed";
