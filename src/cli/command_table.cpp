@@ -60,13 +60,19 @@ Status check_preflight(Options& options, const std::set<std::string>& given) {
         options.framework + "'");
   }
   if (options.config.empty() && options.model.empty() && !options.heads && !options.kv_heads &&
-      !options.hidden && !options.ffn && !options.vocab && !options.layers && options.gpus.empty()) {
+      !options.hidden && !options.ffn && !options.vocab && !options.layers && !options.experts &&
+      options.gpus.empty()) {
     return Status::error(
         "'preflight' needs --config config.json, or sizes (--heads N, --kv-heads N, --hidden N, "
-        "--ffn N, --vocab N, --layers N) or --gpus");
+        "--ffn N, --vocab N, --layers N, --experts N) or --gpus");
   }
-  if (!given.count("tp") && !given.count("pp") && options.gpus.empty())
-    return Status::error("'preflight' needs --tp N, --pp N or --gpus");
+  if (!given.count("tp") && !given.count("pp") && !given.count("ep") && options.gpus.empty())
+    return Status::error("'preflight' needs --tp N, --pp N, --ep N or --gpus");
+  if (options.experts < 0 || (given.count("ep") && options.ep < 1) ||
+      (given.count("ffn-multiple") && options.ffn_multiple < 1) ||
+      (given.count("virtual-pipeline") && options.virtual_pipeline < 1)) {
+    return Status::error("--experts, --ep, --ffn-multiple and --virtual-pipeline must be at least 1");
+  }
   if (options.tp < 1 || options.pp < 1) return Status::error("--tp and --pp must be at least 1");
   if (options.heads < 0 || options.kv_heads < 0 || options.hidden < 0 || options.ffn < 0 ||
       options.vocab < 0 || options.layers < 0) {
@@ -174,22 +180,16 @@ std::vector<CommandInfo> plan_commands() {
        .arguments = "(--config FILE | --heads N ...) [--tp N] [--pp N] [--gpus N|FILE|auto]",
        .summary = "check a TP/PP plan against the model before launch",
        .details = "Sizes given as options replace the config's.",
-       .options = {{"config"},
-                   {"tp"},
-                   {"pp"},
-                   {"gpus"},
-                   {"heads"},
-                   {"kv-heads"},
-                   {"hidden"},
-                   {"ffn"},
-                   {"vocab"},
-                   {"layers"},
-                   {"model"},
-                   {"framework"},
-                   {"require"},
-                   {"format", "text (default), json"},
-                   {"color"},
-                   {"redact"}},
+       .options = {{"config"},       {"tp"},
+                   {"pp"},           {"gpus"},
+                   {"heads"},        {"kv-heads"},
+                   {"hidden"},       {"ffn"},
+                   {"vocab"},        {"layers"},
+                   {"experts"},      {"ep"},
+                   {"ffn-multiple"}, {"virtual-pipeline"},
+                   {"model"},        {"framework"},
+                   {"require"},      {"format", "text (default), json"},
+                   {"color"},        {"redact"}},
        .examples = {"faultline preflight --config config.json --tp 8 --gpus auto",
                     "faultline preflight --heads 32 --kv-heads 8 --tp 4",
                     "faultline preflight --model Qwen/Qwen2.5-7B-Instruct --tp 8 --gpus 8"},

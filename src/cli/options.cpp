@@ -44,6 +44,12 @@ const std::vector<OptionInfo>& option_table() {
       {"ffn", 0, "N", "FFN intermediate size"},
       {"vocab", 0, "N", "vocabulary size"},
       {"layers", 0, "N", "layers"},
+      {"experts", 0, "N", "experts (routed experts of an MoE model)"},
+      {"ep", 0, "N",
+       "expert-parallel size: it must divide the experts and the GPUs its groups are drawn from"},
+      {"ffn-multiple", 0, "N",
+       "a kernel tile or quantization group each rank's FFN shard (FFN / TP) must be a multiple of"},
+      {"virtual-pipeline", 0, "N", "Megatron's virtual pipeline size: it must divide each stage's layers"},
       {"model", 0, "ID", "a Hugging Face model id from the catalogue (its sizes; options replace them)"},
       {"require", 0, "LIST",
        "what the framework demands beyond its defaults, comma-separated: kv-divisible (no KV-head "
@@ -170,6 +176,14 @@ Status apply(Options& options, std::string& format, std::string& color, const st
     return integer(options.vocab);
   else if (name == "layers")
     return integer(options.layers);
+  else if (name == "experts")
+    return integer(options.experts);
+  else if (name == "ep")
+    return integer(options.ep);
+  else if (name == "ffn-multiple")
+    return integer(options.ffn_multiple);
+  else if (name == "virtual-pipeline")
+    return integer(options.virtual_pipeline);
   else if (name == "backend")
     options.backend = value;
   else if (name == "model")

@@ -43,6 +43,10 @@ struct Options {
   int64_t ffn = 0;               // repro, preflight: FFN intermediate size
   int64_t hidden = 0;            // preflight: hidden size (else from --config)
   int64_t layers = 0;            // preflight: layers (else from --config)
+  int64_t experts = 0;           // preflight: experts (else from --config)
+  int64_t ep = 0;                // preflight: expert-parallel size, 0 when not given
+  int64_t ffn_multiple = 0;      // preflight: the multiple each rank's FFN shard must be
+  int64_t virtual_pipeline = 0;  // preflight: Megatron's virtual pipeline size, 0 when not given
   std::string model;             // preflight: a catalogue model id
   std::string framework;         // preflight: how the framework splits (vllm, megatron, tgi, trtllm ...)
   std::string require;           // preflight: kv-divisible,vocab-divisible,gpus-multiple,gpus-exact

@@ -65,11 +65,15 @@ int run_preflight(const Options& options, Output& out) {
   given(shape.ffn, options.ffn);
   given(shape.vocab, options.vocab);
   given(shape.layers, options.layers);
+  given(shape.experts, options.experts);
   preflight::Plan plan;
   plan.tp = options.tp;
   plan.pp = options.pp;
+  if (options.ep > 0) plan.ep = options.ep;
+  if (options.virtual_pipeline > 0) plan.virtual_pipeline = options.virtual_pipeline;
   report::PreflightReport report{options.config.empty() ? options.model : options.config, shape, plan, {}};
   preflight::apply_framework(options.framework, report.plan);
+  if (options.ffn_multiple > 0) report.plan.rules.ffn_multiple = options.ffn_multiple;
   if (auto required = preflight::apply_requirements(options.require, report.plan); !required) {
     out.err("faultline: " + required.message() + "\n");
     return 2;

@@ -126,6 +126,14 @@ void plan_remedy(Diagnosis& diagnosis, const FindingGroup& chosen, const JobShap
     diagnosis.fix.insert(diagnosis.fix.begin(), std::move(checkpoint));
     return;
   }
+  if (std::string sizes = parallel_remedy(action); !sizes.empty()) {
+    // An expert-parallel or virtual pipeline size at fault: that size changes, the layout stays.
+    diagnosis.fix.insert(diagnosis.fix.begin(), std::move(sizes));
+    std::string verify = verify_command(diagnosis.facts, action, 1, 1);
+    bool shipped = diagnosis.rule->origin.starts_with("rules/");
+    if ((shipped || !diagnosis.rule->verify) && !verify.empty()) diagnosis.verify = verify;
+    return;
+  }
   if (!action.suggest) return;
   const tp::Suggestion& suggest = *action.suggest;
   std::vector<std::string> used;

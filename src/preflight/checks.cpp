@@ -69,6 +69,81 @@ Check vocab_check(int64_t vocab, int64_t tp, bool unpadded) {
   return check;
 }
 
+// With a kernel tile or quantization group (--ffn-multiple): each rank's FFN shard must be a
+// multiple of it, where TP divides the FFN (else the FFN check has failed already).
+void shard_checks(const ModelShape& shape, const Plan& plan, int64_t tp, std::vector<Check>& checks) {
+  int64_t multiple = plan.rules.ffn_multiple;
+  if (multiple <= 1) return;
+  for (auto [size, what] : {std::pair{shape.ffn, "FFN"}, std::pair{shape.moe_ffn, "MoE FFN"}}) {
+    if (!size || *size % tp != 0) continue;
+    Check check{"ffn_shard", Verdict::kOk, "", ""};
+    int64_t shard = *size / tp;
+    std::string split = std::to_string(*size) + " " + what + " over TP " + std::to_string(tp) + ": " +
+                        std::to_string(shard) + " a rank";
+    if (shard % multiple == 0) {
+      check.message = split + ", " + std::to_string(shard / multiple) + " × " + std::to_string(multiple);
+    } else {
+      check.verdict = Verdict::kError;
+      check.cause = "tp.ffn_not_divisible";
+      check.message = split + ": not a multiple of " + std::to_string(multiple) +
+                      " (the kernel tile or quantization group each rank's shard must fill)";
+    }
+    checks.push_back(check);
+  }
+}
+
+std::string pool_words(const Plan& plan) {
+  switch (plan.rules.expert_groups) {
+    case tp::SplitRules::ExpertGroups::kWithinTp:
+      return "TP " + std::to_string(plan.tp) + " (expert groups within the TP group)";
+    case tp::SplitRules::ExpertGroups::kBesideTp:
+      return "the GPUs over TP × PP (TP × EP × PP must divide the world size)";
+    case tp::SplitRules::ExpertGroups::kStage:
+      break;
+  }
+  return "the GPUs of a pipeline stage (GPUs / PP)";
+}
+
+// With an expert-parallel size (--ep): it must divide the experts, and the ranks its groups are
+// drawn from.
+void expert_checks(const ModelShape& shape, const Plan& plan, std::vector<Check>& checks) {
+  if (!plan.ep) return;
+  int64_t ep = *plan.ep;
+  if (shape.experts)
+    checks.push_back(divides("experts", "experts", shape.experts, ep, "EP", "tp.ffn_not_divisible"));
+  auto pool = tp::expert_pool(plan.rules, plan.gpus, plan.tp, plan.pp);
+  if (!pool) return;
+  Check check{"ep_groups", Verdict::kOk, "", ""};
+  std::string split = "EP " + std::to_string(ep) + " from " + pool_words(plan) + ", " + std::to_string(*pool);
+  if (*pool % ep == 0) {
+    check.message = split + ": " + std::to_string(*pool / ep) + " expert group(s)";
+  } else {
+    check.verdict = Verdict::kError;
+    check.cause = "tp.size_exceeds_gpus";
+    check.message =
+        split + ": not divisible (EP sizes that fit: " + list(tp::valid_ep(shape.experts, pool, *pool)) + ")";
+  }
+  checks.push_back(check);
+}
+
+// With a virtual pipeline size (--virtual-pipeline): Megatron cuts each stage's layers into that
+// many chunks, at PP > 1 only.
+void virtual_pipeline_check(const ModelShape& shape, const Plan& plan, int64_t pp,
+                            std::vector<Check>& checks) {
+  if (!plan.virtual_pipeline || !shape.layers || *shape.layers % pp != 0) return;
+  int64_t vp = *plan.virtual_pipeline;
+  Check check{"virtual_pp", Verdict::kOk, "", ""};
+  if (pp == 1) {
+    check.verdict = Verdict::kNote;
+    check.message = "virtual pipeline " + std::to_string(vp) +
+                    " at PP 1: no interleaving (Megatron interleaves only at PP > 1)";
+  } else {
+    check = divides("virtual_pp", "layers a stage", *shape.layers / pp, vp, "virtual pipeline",
+                    "pp.layers_not_divisible");
+  }
+  checks.push_back(check);
+}
+
 tp::Geometry geometry_of(const ModelShape& shape) {
   tp::Geometry model;
   model.heads = shape.heads;
@@ -91,6 +166,10 @@ void apply_framework(const std::string& framework, Plan& plan) {
   plan.rules.replicate_kv_heads = !megatron_like && framework != "tgi" && framework != "trtllm";
   plan.rules.vocab_unpadded = framework == "tgi";
   plan.layers_divisible = megatron_like || framework == "trtllm";
+  plan.rules.expert_groups = framework == "megatron" || framework == "nemo"
+                                 ? tp::SplitRules::ExpertGroups::kBesideTp
+                             : framework == "sglang" ? tp::SplitRules::ExpertGroups::kWithinTp
+                                                     : tp::SplitRules::ExpertGroups::kStage;
   plan.gpu_fit = framework == "trtllm" ? Plan::GpuFit::kExact
                  : megatron_like       ? Plan::GpuFit::kMultiple
                                        : Plan::GpuFit::kAtLeast;
@@ -178,6 +257,9 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
     }
     result.checks.push_back(layers);
   }
+  shard_checks(shape, plan, tp, result.checks);
+  virtual_pipeline_check(shape, plan, pp, result.checks);
+  expert_checks(shape, plan, result.checks);
   if (plan.gpus) {
     Check check{"gpus", Verdict::kOk, "", ""};
     int64_t needed = tp * pp;
@@ -233,6 +315,10 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
   tp::Geometry model = geometry_of(shape);
   int64_t limit = shape.heads ? *shape.heads : std::max<int64_t>(plan.gpus.value_or(64), 64);
   result.valid_tp = tp::valid_tp(model, std::min<int64_t>(limit, 1024), plan.rules);
+  if (plan.ep) {
+    auto pool = tp::expert_pool(plan.rules, plan.gpus, plan.tp, plan.pp);
+    result.valid_ep = tp::valid_ep(shape.experts, pool, pool.value_or(shape.experts.value_or(*plan.ep)));
+  }
   if (plan.gpus) {
     // Every TP×PP model that fits, then how many replicas of it (data parallel) fill the GPUs:
     // the splits that use all of them as one model first.

@@ -16,7 +16,9 @@ namespace faultline::preflight {
 enum class Verdict { kOk, kNote, kError };
 
 struct Check {
-  std::string name;  // "heads", "kv_heads", "hidden", "ffn", "vocab", "layers", "gpus"
+  // "heads", "kv_heads", "hidden", "ffn", "ffn_shard", "vocab", "layers", "virtual_pp",
+  // "experts", "ep_groups", "gpus" ...
+  std::string name;
   Verdict verdict = Verdict::kOk;
   std::string message;  // "32 attention heads split over TP 6: not divisible"
   std::string cause;    // the causes.md id a failure would be diagnosed as; empty when ok
@@ -38,6 +40,12 @@ struct Plan {
   bool layers_divisible = false;
   // The smallest GPU's memory in MiB, when the inventory says (--gpus FILE or auto).
   std::optional<int64_t> gpu_memory_mib;
+  // The expert-parallel size (--ep): it must divide the experts, and the GPUs its groups are
+  // drawn from (rules.expert_groups).
+  std::optional<int64_t> ep;
+  // Megatron's virtual pipeline size (--virtual-pipeline): with PP > 1 each stage's layers are
+  // cut into this many chunks, so it must divide layers / PP.
+  std::optional<int64_t> virtual_pipeline;
 };
 
 // The split rules and GPU fit of a framework named as `--framework` takes it (vllm, sglang, tgi,
@@ -50,6 +58,7 @@ Status apply_requirements(std::string_view list, Plan& plan);
 struct PreflightResult {
   std::vector<Check> checks;
   std::vector<int64_t> valid_tp;     // TP sizes every check accepts for this model
+  std::vector<int64_t> valid_ep;     // with --ep: the EP sizes the experts and the GPUs accept
   std::vector<std::string> layouts;  // TP×PP splits of the GPUs that pass, when gpus is known
   bool ok() const;
 };

@@ -1,6 +1,7 @@
 // Which parallel layouts a model accepts, from whatever sizes are known of it: the TP sizes
-// that its heads, KV heads, hidden, FFN, experts and (unpadded) vocabulary allow, the PP sizes
-// its layers allow, and a layout that keeps a job's GPU count. The diagnosis' remedy and
+// that its heads, KV heads, hidden, FFN (and the multiple its shard must be) and (unpadded)
+// vocabulary allow, the PP sizes its layers allow, the expert-parallel sizes its experts and
+// the GPUs allow, and a layout that keeps a job's GPU count. The diagnosis' remedy and
 // `faultline preflight` use the same functions. Pure: no I/O.
 #pragma once
 
@@ -31,6 +32,16 @@ struct SplitRules {
   // Loaders that shard the embedding without padding it (TGI) need TP to divide the vocabulary;
   // Megatron and vLLM pad it.
   bool vocab_unpadded = false;
+  // A kernel tile, row multiple or quantization group that each rank's FFN shard (FFN / TP, and
+  // the MoE intermediate size / TP) must be a multiple of (Marlin's tile_n_size 64, a GPTQ
+  // group_size 128, an FP8 block_n 128); 1 when none.
+  int64_t ffn_multiple = 1;
+  // Which GPUs an expert-parallel (EP) group is drawn from, which its size must divide:
+  // kStage, those of one pipeline stage (GPUs / PP: DeepSpeed's world size over the EP size,
+  // vLLM's EP = TP x DP); kBesideTp, those of a stage over the expert TP size, which is TP unless
+  // set (Megatron-Core: TP x EP x PP divides the world size); kWithinTp, the TP group (SGLang:
+  // tp_size divisible by ep_size).
+  enum class ExpertGroups { kStage, kBesideTp, kWithinTp } expert_groups = ExpertGroups::kStage;
 };
 
 // Whether TP `tp` divides every known size as the rules require.
@@ -39,6 +50,13 @@ bool tp_fits(const Geometry& model, int64_t tp, const SplitRules& rules = {});
 std::vector<int64_t> valid_tp(const Geometry& model, int64_t limit, const SplitRules& rules = {});
 // The PP sizes from 1 to `limit` that divide the layers (every size when the layers are unknown).
 std::vector<int64_t> valid_pp(const Geometry& model, int64_t limit);
+
+// The ranks an expert-parallel group is drawn from (see SplitRules::expert_groups), which the
+// EP size must divide: nullopt when the GPUs are unknown (or do not split into stages).
+std::optional<int64_t> expert_pool(const SplitRules& rules, std::optional<int64_t> gpus, int64_t tp,
+                                   int64_t pp);
+// The EP sizes from 1 to `limit` that divide the experts and the pool (each where known).
+std::vector<int64_t> valid_ep(std::optional<int64_t> experts, std::optional<int64_t> pool, int64_t limit);
 
 struct Suggestion {
   int64_t tp = 1;

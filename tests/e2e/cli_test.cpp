@@ -207,6 +207,63 @@ TEST_CASE("preflight rejects a TP size the model cannot take and names the cause
         0);
 }
 
+TEST_CASE("preflight checks the experts over --ep, a shard's --ffn-multiple and a --virtual-pipeline") {
+  Scratch scratch;
+  // An MoE config: 60 routed experts of 1408 each, a dense FFN of 5632.
+  std::string config = scratch.write("config.json", R"({"model_type": "qwen2_moe", "hidden_size": 2048,
+                                         "num_attention_heads": 16, "num_key_value_heads": 16,
+                                         "intermediate_size": 5632, "moe_intermediate_size": 1408,
+                                         "num_experts": 60, "num_hidden_layers": 24})");
+  RunResult experts = run_faultline(
+      {"preflight", "--config", config, "--tp", "1", "--ep", "8", "--gpus", "8", "--color", "never"});
+  CHECK(experts.exit_code == 1);
+  CHECK(experts.out.find("60 experts over EP 8: not divisible") != std::string::npos);
+  CHECK(experts.out.find("[tp.ffn_not_divisible]") != std::string::npos);
+  CHECK(run_faultline({"preflight", "--config", config, "--tp", "1", "--ep", "4", "--gpus", "8"}).exit_code ==
+        0);
+  // Megatron: TP 2 x EP 4 x PP 1 = 8 does not divide 12 GPUs; EP 2 (4 of them) does.
+  RunResult megatron = run_faultline({"preflight", "--framework", "megatron", "--experts", "60", "--tp", "2",
+                                      "--ep", "4", "--gpus", "12", "--format", "json"});
+  CHECK(megatron.exit_code == 1);
+  CHECK(megatron.out.find("\"cause\": \"tp.size_exceeds_gpus\"") != std::string::npos);
+  CHECK(run_faultline({"preflight", "--framework", "megatron", "--experts", "60", "--tp", "2", "--ep", "2",
+                       "--gpus", "12"})
+            .exit_code == 0);
+  // 1408 / TP 4 = 352 a rank, not a multiple of a 64-wide tile; TP 2 gives 704 = 11 x 64.
+  RunResult tile = run_faultline(
+      {"preflight", "--config", config, "--tp", "4", "--ffn-multiple", "64", "--color", "never"});
+  CHECK(tile.exit_code == 1);
+  CHECK(tile.out.find("1408 MoE FFN over TP 4: 352 a rank: not a multiple of 64") != std::string::npos);
+  CHECK(run_faultline({"preflight", "--config", config, "--tp", "2", "--ffn-multiple", "64"}).exit_code == 0);
+  // 24 layers over PP 4: 6 a stage, which a virtual size of 4 does not divide and one of 3 does.
+  RunResult virtual_pp = run_faultline({"preflight", "--framework", "megatron", "--config", config, "--pp",
+                                        "4", "--virtual-pipeline", "4", "--color", "never"});
+  CHECK(virtual_pp.exit_code == 1);
+  CHECK(virtual_pp.out.find("[pp.layers_not_divisible]") != std::string::npos);
+  CHECK(run_faultline({"preflight", "--framework", "megatron", "--config", config, "--pp", "4",
+                       "--virtual-pipeline", "3"})
+            .exit_code == 0);
+  // Sizes below 1 are usage errors.
+  CHECK(run_faultline({"preflight", "--config", config, "--ep", "0"}).exit_code == 2);
+  CHECK(run_faultline({"preflight", "--config", config, "--tp", "2", "--ffn-multiple", "0"}).exit_code == 2);
+}
+
+TEST_CASE("an expert-parallel diagnosis verifies with --ep: its verify fails on the crashed EP and passes") {
+  Scratch scratch;
+  std::string log =
+      scratch.write("job.log",
+                    "  expert_model_parallel_size ...................... 8\n"
+                    "  num_experts ..................................... 60\n"
+                    "AssertionError: Number of experts (60) should be divisible by expert parallel "
+                    "size (8)\n");
+  RunResult diagnosis = run_faultline({"diagnose", "--verify", "--color", "never", log});
+  CHECK(diagnosis.exit_code == 1);
+  CHECK(diagnosis.out.find("$ faultline preflight --experts 60 --ep 4") != std::string::npos);
+  CHECK(diagnosis.out.find("Use EP 4 where the job runs EP 8") != std::string::npos);
+  CHECK(diagnosis.out.find("verify passed") != std::string::npos);
+  CHECK(run_faultline({"preflight", "--experts", "60", "--ep", "8"}).exit_code == 1);
+}
+
 TEST_CASE("preflight reads the language model of a multimodal config and flags mixed GPUs") {
   Scratch scratch;
   std::string config = scratch.write("config.json",

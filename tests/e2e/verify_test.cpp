@@ -136,6 +136,6 @@ TEST_CASE("preflight takes the model's sizes as options, without a config file")
   CHECK(nothing.err ==
         "faultline: 'preflight' needs --config config.json, or sizes (--heads N, --kv-heads N, --hidden N, "
         "--ffn N, "
-        "--vocab N, --layers N) or --gpus\n"
+        "--vocab N, --layers N, --experts N) or --gpus\n"
         "Run 'faultline preflight --help' for its options.\n");
 }

@@ -43,10 +43,20 @@ std::optional<int64_t> int_fact(const Facts& facts, std::string_view name) {
   return std::get<int64_t>(*value);
 }
 
-// `command` with its --tp and --pp set to the layout given.
-std::string with_layout(const std::string& command, int64_t tp, int64_t pp) {
-  std::string out = std::regex_replace(command, std::regex("--tp \\d+"), "--tp " + std::to_string(tp));
-  return std::regex_replace(out, std::regex("--pp \\d+"), "--pp " + std::to_string(pp));
+// A layout as a verify command states it: TP and PP, and the expert-parallel and virtual pipeline
+// sizes where the remedy changes them.
+struct Layout {
+  int64_t tp = 1, pp = 1, ep = 1, vp = 1;
+};
+
+// `command` with each of --tp, --pp, --ep and --virtual-pipeline it has set to the layout given.
+std::string with_layout(std::string command, const Layout& layout) {
+  for (auto [option, size] : {std::pair{"--tp", layout.tp}, std::pair{"--pp", layout.pp},
+                              std::pair{"--ep", layout.ep}, std::pair{"--virtual-pipeline", layout.vp}}) {
+    command = std::regex_replace(command, std::regex(std::string(option) + " \\d+"),
+                                 std::string(option) + " " + std::to_string(size));
+  }
+  return command;
 }
 
 Facts facts_of(std::initializer_list<std::pair<const char*, int64_t>> items) {
@@ -156,49 +166,48 @@ struct KnownGap {
   size_t example;  // from 1, in the rule's examples.match
   std::string_view why;
 };
-constexpr std::string_view kExpertCount =
-    "the expert count over the expert-parallel size: preflight has no --experts/--ep";
-constexpr std::string_view kKernelTile =
-    "a kernel tile or row multiple of the per-rank FFN shard, which preflight does not check";
-constexpr std::string_view kQuantGroup =
-    "a quantization group or block size of the per-rank shard, which preflight does not check";
+constexpr std::string_view kNoShardTp =
+    "the error gives the per-rank shard and the multiple it must be, not the TP it was cut with, and the "
+    "log states no TP (with one, the remedy checks --ffn-multiple)";
+constexpr std::string_view kNoShardSize =
+    "the error gives the multiple the per-rank shard must be, not the shard's size, and the log states no TP";
+constexpr std::string_view kNoQuantSize =
+    "the message names no size, and the log states neither the FFN nor the TP";
 constexpr std::string_view kDistributedLlama =
-    "distributed-llama prints its sizes and slices as 'nHeads: 32', 'nSlices: 3', which no job-fact rule "
-    "reads";
+    "the assertion alone: the log lacks distributed-llama's header (nHeads, nKvHeads, dim, ... and nSlices), "
+    "whose lines a job-fact rule reads";
 constexpr std::string_view kWorldAsTp =
-    "foundation-model-stack's TP size is its world size, which no job-fact rule takes as the TP size";
+    "the message names no size, and the log states neither the model's sizes nor the world size, which is "
+    "foundation-model-stack's TP size";
 constexpr std::string_view kWorldNotTp =
     "the error gives the world size asked for (TP x PP) and the GPUs there, not TP itself: the crashed "
-    "layout is "
-    "not known";
+    "layout is not known";
 constexpr std::string_view kRequestedOnly =
     "the error gives the GPUs asked for, not those Ray has: no GPU count to fit a layout to";
 constexpr std::string_view kVirtualPipeline =
-    "the layers per stage over the virtual pipeline size: preflight has no --virtual-pipeline check";
+    "the error gives a stage's layers and the virtual size, not PP: a verify command needs the layers and PP "
+    "(Megatron's argument dump states them, and with it the remedy checks --virtual-pipeline)";
 constexpr std::string_view kMeshOnly =
     "the message gives the mesh's size only: neither the world size nor a TP degree to fit";
 constexpr KnownGap kKnownGaps[] = {
     {"tp.size_exceeds_gpus.device_mesh_bigger", 2, kMeshOnly},
     {"pp.layers_not_divisible.megatron_virtual", 1, kVirtualPipeline},
     {"pp.layers_not_divisible.megatron_virtual", 2, kVirtualPipeline},
-    {"tp.ffn_not_divisible.assert_frames", 3, kExpertCount},
-    {"tp.ffn_not_divisible.experts_divide_frames", 1, kExpertCount},
-    {"tp.ffn_not_divisible.experts_ep", 1, kExpertCount},
-    {"tp.ffn_not_divisible.experts_ep", 2, kExpertCount},
-    {"tp.ffn_not_divisible.experts_ep", 3, kExpertCount},
-    {"tp.size_exceeds_gpus.ep_divide_frames", 1, kExpertCount},
-    {"tp.size_exceeds_gpus.world_size_not_divisible_model_size", 2, kExpertCount},
-    {"tp.ffn_not_divisible.kernel_tile", 1, kKernelTile},
-    {"tp.ffn_not_divisible.kernel_tile", 2, kKernelTile},
-    {"tp.ffn_not_divisible.moe_kernel_multiple", 1, kKernelTile},
-    {"tp.ffn_not_divisible.moe_kernel_multiple", 2, kKernelTile},
-    {"tp.ffn_not_divisible.trtllm_rows", 1, kKernelTile},
-    {"tp.ffn_not_divisible.vllm_quant_aligned", 1, kQuantGroup},
-    {"tp.ffn_not_divisible.vllm_quant_aligned", 2, kQuantGroup},
-    {"tp.ffn_not_divisible.vllm_quant_group", 1, kQuantGroup},
-    {"tp.ffn_not_divisible.vllm_quant_partition", 1, kQuantGroup},
-    {"tp.ffn_not_divisible.vllm_quant_partition", 2, kQuantGroup},
-    {"tp.ffn_not_divisible.vllm_quant_partition", 3, kQuantGroup},
+    {"tp.ffn_not_divisible.assert_frames", 3,
+     "the assert names no numbers, and the log states neither the experts nor the expert-parallel size"},
+    {"tp.size_exceeds_gpus.world_size_not_divisible_model_size", 2,
+     "the error gives the product ETP x EP x PP only, not which of the three sizes made it"},
+    {"tp.ffn_not_divisible.kernel_tile", 1, kNoShardTp},
+    {"tp.ffn_not_divisible.kernel_tile", 2, kNoShardTp},
+    {"tp.ffn_not_divisible.moe_kernel_multiple", 1, kNoShardSize},
+    {"tp.ffn_not_divisible.moe_kernel_multiple", 2, kNoShardSize},
+    {"tp.ffn_not_divisible.trtllm_rows", 1, kNoShardTp},
+    {"tp.ffn_not_divisible.vllm_quant_aligned", 1, kNoQuantSize},
+    {"tp.ffn_not_divisible.vllm_quant_aligned", 2, kNoQuantSize},
+    {"tp.ffn_not_divisible.vllm_quant_group", 1, kNoShardTp},
+    {"tp.ffn_not_divisible.vllm_quant_partition", 1, kNoShardTp},
+    {"tp.ffn_not_divisible.vllm_quant_partition", 2, kNoShardTp},
+    {"tp.ffn_not_divisible.vllm_quant_partition", 3, kNoShardTp},
     {"tp.ffn_not_divisible.trtllm_weight_split", 1,
      "TensorRT-LLM names neither the weight nor its size, and the FFN of the models it converts divides TP "
      "8"},
@@ -209,10 +218,11 @@ constexpr KnownGap kKnownGaps[] = {
     {"tp.heads_not_divisible.wording", 2, kWorldAsTp},
     {"tp.ffn_not_divisible.wording", 1, kWorldAsTp},
     {"tp.heads_not_divisible.colossalai_divide", 1,
-     "legacy ColossalAI states its TP size only in its config (tensor=dict(size=8, mode='1d')), which no "
-     "job-fact rule reads"},
+     "the error gives a rank's hidden size and the head size, and the log lacks legacy ColossalAI's config "
+     "(tensor=dict(size=8, mode='1d')), whose TP size a job-fact rule reads"},
     {"tp.kv_heads_not_divisible.view_fraction", 2,
-     "torchtitan states its TP size as parallelism.tensor_parallel_degree, which no job-fact rule reads"},
+     "the error gives the fraction of a KV head a rank holds, and the log states no TP degree (torchtitan's "
+     "tensor_parallel_degree, a job fact)"},
     {"tp.heads_not_divisible.view_fraction", 1,
      "its numbers (32 features per rank, head_dim 64) fit only a TP twice the heads, a layout no real job "
      "was found to run"},
@@ -249,30 +259,45 @@ TEST_CASE(
       if (layout_cause) CHECK_MESSAGE(diagnosed, name, " is not diagnosed as ", rule->cause);
       if (!diagnosed) continue;
       const auto& diagnosis = *analysis.diagnosis;
+      const auto& action = diagnosis.action;
+      // The layout that crashed, as its facts state it, and the one the remedy suggests: a TP/PP
+      // layout, or the expert-parallel or virtual pipeline size with the rest kept.
       auto tp = int_fact(diagnosis.facts, "tp");
-      const auto& suggest = diagnosis.action.suggest;
-      bool runnable = diagnosis.verify.starts_with("faultline preflight") ||
-                      diagnosis.verify.starts_with("faultline repro");
-      if (!tp || !suggest || !runnable) {
+      Layout crashed{tp.value_or(1), int_fact(diagnosis.facts, "pp").value_or(1),
+                     int_fact(diagnosis.facts, "ep").value_or(1),
+                     int_fact(diagnosis.facts, "vp").value_or(1)};
+      std::optional<Layout> suggested;
+      if (action.expert) {
+        suggested = crashed;
+        suggested->ep = action.expert->suggest_ep;
+      } else if (action.virtual_pipeline) {
+        suggested = crashed;
+        suggested->vp = action.virtual_pipeline->suggest_vp;
+      } else if (tp && action.suggest) {
+        suggested = Layout{action.suggest->tp, action.suggest->pp, crashed.ep, crashed.vp};
+      }
+      // A command the remedy computed: the rule's own template with a placeholder ($TP) is none.
+      bool runnable = (diagnosis.verify.starts_with("faultline preflight") ||
+                       diagnosis.verify.starts_with("faultline repro")) &&
+                      faultline::cli::split_command(diagnosis.verify).is_ok();
+      if (!suggested || !runnable) {
         if (known_gap) {
           ++known_gaps;
         } else if (!layout_cause) {
           ++out_of_scope;
         } else {
           FAIL_CHECK(std::string(name + " gives no remedy to verify (tp " + (tp ? "stated" : "unknown") +
-                                 ", " + (suggest ? "a" : "no") + " suggestion, verify '" + diagnosis.verify +
-                                 "')"));
+                                 ", " + (suggested ? "a" : "no") + " suggestion, verify '" +
+                                 diagnosis.verify + "')"));
         }
         continue;
       }
       if (known_gap) FAIL_CHECK(name, " is listed as a known gap (", gap->why, ") but gives a remedy");
       INFO(std::string("verify: " + diagnosis.verify));
-      auto suggested =
-          faultline::cli::run_verify(with_layout(diagnosis.verify, suggest->tp, suggest->pp), shipped());
-      CHECK_MESSAGE(suggested.passed(), suggested.output);
-      int64_t crashed_pp = int_fact(diagnosis.facts, "pp").value_or(1);
-      auto crashed = faultline::cli::run_verify(with_layout(diagnosis.verify, *tp, crashed_pp), shipped());
-      CHECK_MESSAGE(!crashed.passed(), crashed.output);
+      auto passed = faultline::cli::run_verify(with_layout(diagnosis.verify, *suggested), shipped());
+      CHECK_MESSAGE(passed.passed(), passed.output);
+      auto failed = faultline::cli::run_verify(with_layout(diagnosis.verify, crashed), shipped());
+      CHECK_MESSAGE(!failed.passed(), failed.output);
       ++checked;
     }
   }
@@ -394,14 +419,81 @@ TEST_CASE("an nvidia-smi table counts the node's GPUs for a layout that does not
   }
 }
 
-TEST_CASE("an expert-parallel size that does not fit the world gets no TP layout, only the rule's EP fix") {
+TEST_CASE("an expert-parallel size that does not fit the world gets no TP layout: an EP that fits instead") {
   auto facts = facts_of({{"world_size", 6}, {"ep", 4}});
   auto action = plan_action("tp.size_exceeds_gpus", "tp.size_exceeds_gpus.ep_divide_frames", facts, {});
   CHECK_FALSE(action.suggest);
-  CHECK(action.settings.empty());
+  REQUIRE(action.expert);
+  CHECK(action.expert->pool == 6);
+  CHECK(action.expert->valid_ep == std::vector<int64_t>{1, 2, 3, 6});
+  // The experts unknown: a divisor of the job's EP 4 divides them as 4 did.
+  CHECK(action.expert->suggest_ep == 2);
+  CHECK(action.settings == std::vector<std::pair<std::string, int64_t>>{{"expert_parallel_size", 2}});
   auto without_ep = plan_action("tp.size_exceeds_gpus", "tp.size_exceeds_gpus.divide_frames",
                                 facts_of({{"world_size", 6}, {"tp", 4}}), {});
   CHECK(without_ep.suggest);
+  CHECK_FALSE(without_ep.expert);
+}
+
+TEST_CASE("experts over EP: the EP that divides the experts and the GPUs, in the framework's own name") {
+  // Megatron draws its expert groups beside TP: TP 2 x EP x PP 2 must divide 24 GPUs, so EP divides 6.
+  auto megatron =
+      plan_action("tp.ffn_not_divisible", "tp.ffn_not_divisible.megatron_experts",
+                  facts_of({{"experts", 60}, {"ep", 8}, {"tp", 2}, {"pp", 2}, {"world_size", 24}}), {});
+  REQUIRE(megatron.expert);
+  CHECK(megatron.expert->pool == 6);
+  CHECK(megatron.expert->valid_ep == std::vector<int64_t>{1, 2, 3, 6});
+  CHECK(megatron.expert->suggest_ep == 6);
+  CHECK(megatron.settings.front() == std::pair<std::string, int64_t>{"expert_model_parallel_size", 6});
+  auto verify = faultline::correlate::verify_command(
+      facts_of({{"experts", 60}, {"ep", 8}, {"tp", 2}, {"pp", 2}, {"world_size", 24}}), megatron, 2, 2);
+  CHECK(verify == "faultline preflight --framework megatron --experts 60 --gpus 24 --ep 6 --tp 2 --pp 2");
+  // The GPUs unknown: a divisor of the job's EP that divides the experts.
+  auto unknown_gpus = plan_action("tp.ffn_not_divisible", "tp.ffn_not_divisible.experts_ep",
+                                  facts_of({{"experts", 60}, {"ep", 8}}), {});
+  REQUIRE(unknown_gpus.expert);
+  CHECK(unknown_gpus.expert->suggest_ep == 4);
+  // An EP that fits is no remedy of its own.
+  CHECK_FALSE(plan_action("tp.heads_not_divisible", "tp.heads_not_divisible.vllm",
+                          facts_of({{"experts", 64}, {"ep", 8}, {"heads", 32}, {"tp", 6}}), {})
+                  .expert);
+}
+
+TEST_CASE("a virtual pipeline size that does not divide a stage's layers: the largest that does, below it") {
+  auto facts = facts_of({{"layers_per_stage", 14}, {"vp", 4}, {"pp", 4}});
+  auto action = plan_action("pp.layers_not_divisible", "pp.layers_not_divisible.megatron_virtual", facts, {});
+  REQUIRE(action.virtual_pipeline);
+  CHECK(action.virtual_pipeline->valid_vp == std::vector<int64_t>{1, 2, 7, 14});
+  CHECK(action.virtual_pipeline->suggest_vp == 2);
+  CHECK(faultline::correlate::verify_command(facts, action, 1, 4) ==
+        "faultline preflight --framework megatron --layers 56 --virtual-pipeline 2 --pp 4");
+  // Without PP the layers are unknown: a remedy in words, no verify command.
+  auto no_pp = plan_action("pp.layers_not_divisible", "pp.layers_not_divisible.megatron_virtual",
+                           facts_of({{"layers_per_stage", 9}, {"vp", 2}}), {});
+  REQUIRE(no_pp.virtual_pipeline);
+  CHECK(no_pp.virtual_pipeline->suggest_vp == 1);
+  CHECK(faultline::correlate::verify_command(facts_of({{"layers_per_stage", 9}, {"vp", 2}}), no_pp, 1, 1)
+            .empty());
+  // At PP 1 Megatron does not interleave: the virtual size is not at fault.
+  CHECK_FALSE(plan_action("pp.layers_not_divisible", "pp.layers_not_divisible.megatron_virtual",
+                          facts_of({{"layers", 30}, {"vp", 4}, {"pp", 1}}), {})
+                  .virtual_pipeline);
+}
+
+TEST_CASE(
+    "a per-rank shard short of its kernel tile: the FFN it was cut from and the TP sizes whose shard fills "
+    "it") {
+  auto facts = facts_of({{"rows", 2736}, {"multiple", 64}, {"tp", 4}});
+  auto action = plan_action("tp.ffn_not_divisible", "tp.ffn_not_divisible.kernel_tile", facts, {});
+  CHECK(action.ffn_multiple == 64);
+  CHECK(faultline::int_fact(action.derived, "ffn") == 2736 * 4);
+  for (int64_t size : action.valid_tp) CHECK((2736 * 4 / size) % 64 == 0);
+  CHECK(std::find(action.valid_tp.begin(), action.valid_tp.end(), 4) == action.valid_tp.end());
+  REQUIRE(action.suggest);
+  CHECK(action.suggest->tp * action.suggest->pp * action.suggest->dp == 4);
+  std::string verify = faultline::correlate::verify_command(facts, action, action.suggest->tp, 1);
+  CHECK(verify.find("--ffn 10944") != std::string::npos);
+  CHECK(verify.find("--ffn-multiple 64") != std::string::npos);
 }
 
 TEST_CASE("a kernel log's Xid names its host from the syslog header, and the remedy leaves that host out") {

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "tp/arithmetic.hpp"
+#include "tp/layout.hpp"
 
 namespace tp = faultline::tp;
 using IntList = std::vector<int64_t>;
@@ -101,4 +102,35 @@ TEST_CASE("layouts_for keeps splits whose TP divides heads and whose PP divides 
   // 4 GPUs, 6 heads, 9 layers: TP=1 PP=4 fails (9 % 4), TP=4 fails (6 % 4), TP=2 PP=2 fails (9 % 2).
   CHECK(tp::layouts_for(4, 6, 9).empty());
   CHECK(tp::layouts_for(8, 32, 32).size() == 4);
+}
+
+TEST_CASE("a multiple the FFN shard must be narrows the TP sizes to those whose shard fills it") {
+  tp::Geometry model;
+  model.ffn = 10944;  // 64 x 171
+  tp::SplitRules rules;
+  CHECK(tp::valid_tp(model, 8, rules) == IntList{1, 2, 3, 4, 6, 8});
+  rules.ffn_multiple = 64;
+  CHECK(tp::valid_tp(model, 8, rules) == IntList{1, 3});
+  CHECK_FALSE(tp::tp_fits(model, 4, rules));  // 2736 a rank, 48 past a multiple of 64
+  // The MoE intermediate size is sharded too, and must fill the multiple as well.
+  model.moe_ffn = 1408;  // 64 x 22
+  CHECK(tp::valid_tp(model, 8, rules) == IntList{1});
+}
+
+TEST_CASE("expert-parallel groups come from a stage's GPUs, from those beside TP, or from the TP group") {
+  tp::SplitRules rules;
+  CHECK(tp::expert_pool(rules, 16, 2, 2) == 8);
+  CHECK_FALSE(tp::expert_pool(rules, std::nullopt, 2, 2));
+  CHECK_FALSE(tp::expert_pool(rules, 6, 1, 4));  // the GPUs do not split into 4 stages
+  rules.expert_groups = tp::SplitRules::ExpertGroups::kBesideTp;
+  CHECK(tp::expert_pool(rules, 16, 2, 2) == 4);
+  rules.expert_groups = tp::SplitRules::ExpertGroups::kWithinTp;
+  CHECK(tp::expert_pool(rules, std::nullopt, 8, 1) == 8);
+}
+
+TEST_CASE("valid EP sizes divide the experts and the pool, each where known") {
+  CHECK(tp::valid_ep(60, 8, 8) == IntList{1, 2, 4});
+  CHECK(tp::valid_ep(60, std::nullopt, 12) == IntList{1, 2, 3, 4, 5, 6, 10, 12});
+  CHECK(tp::valid_ep(std::nullopt, 6, 6) == IntList{1, 2, 3, 6});
+  CHECK(tp::valid_ep(256, 3, 3) == IntList{1});
 }
