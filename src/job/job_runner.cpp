@@ -7,7 +7,6 @@
 #include <unordered_set>
 
 #include "assemble/assembler.hpp"
-#include "base/text.hpp"
 #include "correlate/occurrence_fold.hpp"
 #include "ingest/path_hints.hpp"
 #include "ingest/record_reader.hpp"
@@ -40,68 +39,6 @@ size_t lookback_for(const rules::Engine::SparseScreen& sparse, std::string_view 
   return 0;
 }
 
-// "[default3]:node5:9279:9533 [3]" less its thread id ("[default3]:node5:9279 [3]" in effect:
-// the part before the last ':' and the part from the space), which teaches the table nothing.
-std::string_view nccl_prefix_without_thread(std::string_view prefix) {
-  size_t space = prefix.rfind(' ');
-  size_t colon = space == std::string_view::npos ? std::string_view::npos : prefix.rfind(':', space);
-  if (colon == std::string_view::npos) return prefix;
-  thread_local std::string key;
-  key.assign(prefix.substr(0, colon));
-  key.append(prefix.substr(space));
-  return key;
-}
-
-// The rank a line's leading prefixes name ("[rank5]:", after a launcher's "[default1]:" or not), or -1.
-int prefix_rank(std::string_view head) {
-  while (head.starts_with('[')) {
-    size_t close = head.find("]:");
-    if (close == std::string_view::npos || close > 24) return -1;
-    std::string_view name = head.substr(1, close - 1);
-    if (name.starts_with("rank") && name.size() > 4 && name.size() < 12 &&
-        std::all_of(name.begin() + 4, name.end(), [](char c) { return is_digit(c); })) {
-      int rank = 0;
-      for (char c : name.substr(4)) rank = rank * 10 + (c - '0');
-      return rank;
-    }
-    head.remove_prefix(close + 2);
-  }
-  return -1;
-}
-
-// Whether `line` is NCCL's own ("host:pid:tid [dev] NCCL ...", under a launcher's "[default3]:"
-// or "[rank3]:" or not), which has no time of its own and goes to its pid's stream.
-bool is_nccl_pid_line(std::string_view head) {
-  while (head.starts_with('[')) {  // the launcher's prefixes
-    size_t close = head.find("]:");
-    if (close == std::string_view::npos || close > 24) break;
-    head.remove_prefix(close + 2);
-  }
-  size_t nccl = head.find(" NCCL ");
-  if (nccl == std::string_view::npos) return false;
-  std::string_view prefix = head.substr(0, nccl);  // "host:pid:tid [dev]"
-  size_t space = prefix.find(' ');
-  if (space == std::string_view::npos || prefix.find(' ', space + 1) != std::string_view::npos ||
-      !prefix.ends_with(']') || prefix.substr(space + 1, 1) != "[")
-    return false;
-  std::string_view ids = prefix.substr(0, space);
-  size_t second = ids.rfind(':');
-  size_t first =
-      second == std::string_view::npos || second == 0 ? std::string_view::npos : ids.rfind(':', second - 1);
-  if (first == std::string_view::npos || first + 1 == second) return false;
-  std::string_view pid = ids.substr(first + 1, second - first - 1);
-  return std::all_of(pid.begin(), pid.end(), [](char c) { return is_digit(c); });
-}
-
-// Whether a line can give `rank` no time, known without parsing it: its prefix names another
-// rank, or it is an NCCL pid line.
-bool cannot_date(std::string_view line, int rank) {
-  std::string_view head = line.substr(0, 96);
-  int named = prefix_rank(head);
-  if (named >= 0) return named != rank;
-  return is_nccl_pid_line(head);
-}
-
 // Whether `hit`, a literal of the process lessons, is on a line that can teach the process table
 // nothing new. An NCCL line teaches what its prefix says (host, pid and device:
 // `[default3]:node5:9279:9533 [3] NCCL INFO AllGather: ... comm 0x...`), unless it names a rank or
@@ -127,7 +64,7 @@ bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_vie
   // Any other line teaches what its stretch around the literal says: 96 bytes before its end, 64 after.
   std::string_view stretch =
       nccl != std::string_view::npos
-          ? nccl_prefix_without_thread(before.substr(0, nccl))
+          ? before.substr(0, nccl)
           : std::string_view(before.data() + (before.size() > 96 ? before.size() - 96 : 0),
                              std::min<size_t>(before.size(), 96) + std::min<size_t>(after.size(), 64));
   // std::hash reads 8 bytes at a step, FNV-1a one: this runs at every NCCL line of a log.
@@ -135,33 +72,6 @@ bool repeats_a_lesson(const rules::Engine::SparseScreen& sparse, std::string_vie
   if (lessons.contains(hash)) return true;
   if (remember && lessons.size() < kMaxLessons) lessons.insert(hash);
   return false;
-}
-
-// Lines longer than this are read rather than confirmed: a megabyte line with thousands of hits
-// would run the patterns over it once a hit.
-constexpr size_t kMaxConfirmedLine = 4096;
-
-// Whether a hit may let a rule match its line `line`: a literal of line rules alone is confirmed
-// by one of their patterns matching the line as the log holds it (rules::Engine::
-// line_rules_may_match); any other literal is taken as it is. (`sendb`, a word of a pipeline
-// schedule's `SendB` actions, is in every `sendbuff` of an NCCL debug dump.)
-bool confirmed(const rules::Engine::SparseScreen& sparse, const rules::LiteralScreen::Hit& hit,
-               std::string_view line) {
-  if (sparse.roles[hit.literal] != rules::Engine::SparseScreen::Role::kRule ||
-      !sparse.event_rules[hit.literal].empty() || line.size() > kMaxConfirmedLine)
-    return true;
-  return rules::Engine::line_rules_may_match(sparse, hit.literal, line);
-}
-
-// The line of `block` that holds the byte before `end`, without its newline or carriage return.
-std::string_view line_of(std::string_view block, uint32_t end) {
-  std::string_view before = block.substr(0, end);
-  size_t begin = before.rfind('\n');
-  begin = begin == std::string_view::npos ? 0 : begin + 1;
-  size_t stop = block.find('\n', end);
-  std::string_view line = block.substr(begin, (stop == std::string_view::npos ? block.size() : stop) - begin);
-  if (line.ends_with('\r')) line.remove_suffix(1);
-  return line;
 }
 
 }  // namespace
@@ -233,12 +143,14 @@ void JobRunner::fold_findings_when_many() {
 
 // Before a line that matters, after lines were skipped: the latest line of its rank in this block
 // with a time of its own gives that time, as a full read would have (a line parsed since has
-// already left its time). Walks back through the block, parsing at most kTimeSearchLines lines
-// (a line whose prefix names another rank, or an NCCL pid line, is passed unparsed: cannot_date),
-// and not past where the rank's last walk began or its last line read with a time: the parser
-// holds those. Runs of lines read are passed over, counted, not looked at: one of the rank with a
-// time would have settled the walk. (Each untimed NCCL line of a dense debug dump walked 256
-// lines back: 89% of its time.)
+// already left its time). Walks back at most kTimeSearchLines lines, within the block.
+// Before a line that matters, after lines were skipped: the latest line of its rank in this block
+// with a time of its own gives that time, as a full read would have (a line parsed since has
+// already left its time). Walks back at most kTimeSearchLines lines, within the block, and not
+// past where the rank's last walk began or its last line read with a time: the parser holds
+// those. Runs of lines read are passed over, counted, not looked at: one of the rank with a time
+// would have settled the walk. (Each untimed NCCL line of a dense debug dump walked 256 lines
+// back: 89% of its time.)
 void JobRunner::take_time_from_skipped_lines(const ingest::Record& record, std::string_view block,
                                              std::optional<int> rank_hint) {
   constexpr size_t kTimeSearchLines = 256;
@@ -266,6 +178,7 @@ void JobRunner::take_time_from_skipped_lines(const ingest::Record& record, std::
       --run;
       continue;
     }
+    ++looked;
     const char* newline = end - 1;  // ends the previous line
     auto length = static_cast<size_t>(newline - low);
     const void* previous = length ? memrchr(low, '\n', length) : nullptr;
@@ -273,11 +186,6 @@ void JobRunner::take_time_from_skipped_lines(const ingest::Record& record, std::
     ingest::Record before = record;
     before.text = std::string_view(begin, static_cast<size_t>(newline - begin));
     if (!before.text.empty() && before.text.back() == '\r') before.text.remove_suffix(1);
-    if (cannot_date(before.text, wanted.rank)) {  // costs no parse, and no step of the walk
-      end = begin;
-      continue;
-    }
-    ++looked;
     auto peeked = parser.peek(before, rank_hint);
     if (peeked.time.valid && peeked.rank == wanted.rank && peeked.local_rank == wanted.local_rank) {
       parser.remember_time(record.source, peeked);
@@ -362,8 +270,7 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
     for (; last_hit < hits.size() && hits[last_hit].end <= stop; ++last_hit) {
       Role role = sparse->roles[hits[last_hit].literal];
       bool lesson = role == Role::kPidRankSource;
-      opens =
-          opens || (!lesson && role != Role::kInTraceback && confirmed(*sparse, hits[last_hit], record.text));
+      opens = opens || (!lesson && role != Role::kInTraceback);
       teaches = teaches ||
                 (lesson && !repeats_a_lesson(*sparse, block, hits[last_hit], stages.learned_lessons, true));
     }
@@ -377,13 +284,11 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
       // Words that matter only inside a traceback do not stop the skip: its header would.
       while (next < hits.size() &&
              (sparse->roles[hits[next].literal] == Role::kInTraceback ||
-              repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons, false) ||
-              (sparse->roles[hits[next].literal] == Role::kRule &&
-               !confirmed(*sparse, hits[next], line_of(block, hits[next].end)))))
+              repeats_a_lesson(*sparse, block, hits[next], stages.learned_lessons, false)))
         ++next;
       size_t target = next < hits.size() ? hits[next].end - 1 : block.size();
-      size_t lookback = lookback_for(*sparse, block, hits, next);
-      if (reader.skip_lines_before(target, lookback) > 0) stages.skipped.clear();
+      if (reader.skip_lines_before(target, lookback_for(*sparse, block, hits, next)) > 0)
+        stages.skipped.clear();
       continue;
     }
     auto note_read = [&](const ingest::Record& read) {

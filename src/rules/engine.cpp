@@ -474,16 +474,6 @@ const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const
   return state == kBuilt ? sparse_.get() : nullptr;
 }
 
-bool Engine::line_rules_may_match(const SparseScreen& sparse, uint32_t literal, std::string_view text) {
-  thread_local std::vector<re2::StringPiece> groups;
-  for (const Rule* rule : sparse.rules[literal]) {
-    for (const auto& pattern : rule->match) {
-      if (is_anchored(pattern.text) || match_groups(pattern, text, groups)) return true;
-    }
-  }
-  return false;
-}
-
 Engine::BlockScreen Engine::screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,
                                             const LiteralScreen::Hit* end) {
   BlockScreen screen;

@@ -68,10 +68,6 @@ class Engine {
   // (RuleSet::prebuilt_screen): ready at once, so that even a short log's lines take their
   // candidate rules from literals rather than from the RE2 sets. Else null.
   const SparseScreen* prebuilt_screen() const;
-  // Whether a line rule that `literal` stands for may match the line `text` as the log holds it
-  // (prefixes and all): its pattern matches there, or is anchored and cannot be tried on it. The
-  // sparse read passes over a line whose literals no rule's pattern confirms.
-  static bool line_rules_may_match(const SparseScreen& sparse, uint32_t literal, std::string_view text);
   // The screen a line gets from the literal hits inside it: the line rules they may let match.
   static BlockScreen screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,
                                      const LiteralScreen::Hit* end);
