@@ -13,7 +13,7 @@ find_package(LibLZMA REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 find_package(Threads REQUIRED)
 # Hyperscan (libhyperscan-dev; libvectorscan-dev off x86) screens large logs for the rules'
-# literals in one pass (rules/literal_screen.hpp). Optional: without it every line is read.
+# literals in one pass (screen/literal_screen.hpp). Optional: without it every line is read.
 option(FAULTLINE_HYPERSCAN "Use Hyperscan for the sparse read of large logs when found" ON)
 set(FAULTLINE_HYPERSCAN_FOUND OFF)
 if(FAULTLINE_HYPERSCAN)

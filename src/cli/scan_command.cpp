@@ -65,12 +65,13 @@ scan::JobRecord record_of(const scan::PlannedJob& job, const report::RunReport& 
 
 // One job, whole, as its JSONL line. Whatever a job throws stays in that job: it is written
 // as a failed job whose files are all listed as skipped with the reason.
-std::string analyse_job(const scan::PlannedJob& job, const rules::Engine& engine) {
+std::string analyse_job(const scan::PlannedJob& job, const rules::Engine& engine,
+                        const std::shared_ptr<const screen::Screens>& screens) {
   uint64_t members = 0;
   std::string failure;
   report::RunReport report;
   try {
-    job::JobRunner runner(engine);
+    job::JobRunner runner(engine, screens);
     bool one_node_log_dir = !ingest::torchrun_layouts_span_nodes(job.files);
     for (const auto& file : job.files) {
       ingest::for_each_source(
@@ -204,10 +205,14 @@ class ProgressLine {
 // yet taken; every job is written to `sink` as it finishes.
 void analyse_jobs(const std::vector<scan::PlannedJob>& jobs, const rules::Engine& engine, size_t threads,
                   JobSink& sink) {
+  // The jobs share the literal screens: the sampled one is built by the first job to read 2 MiB,
+  // from a sample of it (screen/screens.hpp); jobs read with the prebuilt screen until then (the
+  // reports are the same).
+  auto screens = job::make_screens(engine);
   std::atomic<size_t> next_job{0};
   auto work = [&] {
     for (size_t index; (index = next_job++) < jobs.size();)
-      sink.write(jobs[index], analyse_job(jobs[index], engine));
+      sink.write(jobs[index], analyse_job(jobs[index], engine, screens));
   };
   std::vector<std::thread> workers;
   for (size_t i = 1; i < threads; ++i) workers.emplace_back(work);
@@ -274,9 +279,6 @@ int run_scan(const Options& options, const rules::RuleSet& rules, Output& out) {
   scan::ScanPlan plan = plan_shard(options, *job_by, *shard, out);
 
   rules::Engine engine(rules);
-  // The sampled literal screen is built by the first job to read 2 MiB, from a sample of it
-  // (rules::Engine::sparse_screen, job/job_runner.cpp); jobs read with the prebuilt screen until
-  // then (the reports are the same).
   scan::Summary summary;
   if (!options.shard.empty()) summary.set_shard(*shard);
   for (const auto& skip : plan.skipped) {

@@ -1,7 +1,9 @@
 // The job stage: the pipeline of one job, wired stage to stage: ingest ─▶ parse ─▶ assemble ─▶
 // rules ─▶ correlate, with the job's table of processes (process_table.hpp) that parse fills and
 // correlate reads. Only src/job wires stages together (design.md); src/cli runs commands with it.
-// The Engine must outlive the JobRunner; a JobRunner is single-threaded.
+// A large source is read sparsely (screen/sparse_reader.hpp), with the literals every stage
+// declares (job_literals.hpp). The Engine must outlive the JobRunner; a JobRunner is
+// single-threaded.
 #pragma once
 
 #include <memory>
@@ -14,12 +16,23 @@
 #include "ingest/inputs.hpp"
 #include "ingest/record.hpp"
 #include "rules/engine.hpp"
+#include "screen/screens.hpp"
+
+namespace faultline::screen {
+class SparseReader;
+}
 
 namespace faultline::job {
 
+// The literal screens of a job's stages (job_literals.hpp) for `engine`, which must outlive
+// them: the build's prebuilt screen when the rules are the shipped ones. Thread-safe, and shared
+// by the jobs of a scan, so that the sampled screen is built once.
+std::shared_ptr<const screen::Screens> make_screens(const rules::Engine& engine);
+
 class JobRunner {
  public:
-  explicit JobRunner(const rules::Engine& engine);
+  // `screens` from make_screens(engine); without, the runner makes its own.
+  explicit JobRunner(const rules::Engine& engine, std::shared_ptr<const screen::Screens> screens = nullptr);
   ~JobRunner();
 
   // Reads one input to its end. A source that yields nothing (empty, binary, unreadable)
@@ -45,23 +58,25 @@ class JobRunner {
   // sparse read in tests).
   void set_dense_head_bytes(uint64_t bytes) { dense_head_bytes_ = bytes; }
   // Bytes of a job read before its sparse read looks for sampled anchors rather than for the
-  // literals themselves (rules::Engine::sparse_screen); tests set 0.
+  // literals themselves (screen::Screens::sampled); tests set 0.
   void set_sampled_screen_bytes(uint64_t bytes) { sampled_screen_bytes_ = bytes; }
   // Findings held before repeated occurrences are folded into their first (correlate/
   // occurrence_fold.hpp), and again each time they have doubled since; tests set a few.
   void set_fold_threshold(size_t findings) { fold_at_ = fold_threshold_ = findings; }
   // Occurrences folded so far; each still counts in its finding group's occurrences.
   uint64_t occurrences_folded() const { return occurrences_folded_; }
+  const screen::Screens& screens() const { return *screens_; }
 
  private:
   struct Stages;
   void process(const ingest::Record& record, std::optional<int> rank_hint,
                const rules::Engine::BlockScreen& screen);
-  void take_time_from_skipped_lines(const ingest::Record& record, std::string_view block,
-                                    std::optional<int> rank_hint);
+  void take_time_from_skipped_lines(const screen::SparseReader& sparse, const ingest::Record& record,
+                                    std::string_view block, std::optional<int> rank_hint);
   void fold_findings_when_many();
 
   const rules::Engine& engine_;
+  std::shared_ptr<const screen::Screens> screens_;
   std::unique_ptr<Stages> stages_;
   std::vector<ingest::SourceInfo> sources_;
   std::vector<ingest::Skipped> skipped_;
@@ -72,7 +87,7 @@ class JobRunner {
   uint64_t bytes_read_ = 0;
   // The first bytes of every source are read line by line: pastes and small files always are,
   // and a large log's banners, NCCL set-up and first steps teach the parser its prefixes, hosts
-  // and pids. Past them, a source is read sparsely where the engine can screen it. (A 4 MiB head
+  // and pids. Past them, a source is read sparsely where its literals can be screened. (A 4 MiB head
   // made a scan of 8 MB jobs only 1.25-1.6 times faster on two threads than on one, 1 MiB 1.95.)
   uint64_t dense_head_bytes_ = uint64_t{1} << 20;
   // Building the sampled screen takes ~25 ms, once per engine: not for a paste, but for any log

@@ -6,6 +6,19 @@
 #include "base/text.hpp"
 
 namespace faultline::parse {
+
+std::optional<std::string_view> lesson_stretch(std::string_view before, std::string_view after) {
+  size_t nccl = before.find(" NCCL ");
+  if (nccl != std::string_view::npos &&
+      (after.find(" rank ") != std::string_view::npos || after.find("Using") != std::string_view::npos ||
+       before.find("Using") != std::string_view::npos)) {
+    return std::nullopt;
+  }
+  if (nccl != std::string_view::npos) return before.substr(0, nccl);
+  return std::string_view(before.data() + (before.size() > 96 ? before.size() - 96 : 0),
+                          std::min<size_t>(before.size(), 96) + std::min<size_t>(after.size(), 64));
+}
+
 namespace {
 
 using std::string_view;

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,16 @@ inline constexpr std::array<std::string_view, 7> kPidRankSources = {"comm 0x",
                                                                     " in world size ",
                                                                     "distributed_init_method=",
                                                                     "first observed failure"};
+
+// For a reader that skips lines: what a line holding one of kPidRankSources can teach, as the
+// stretch of it to remember, where `before` runs from the line's start to the literal's end and
+// `after` from there to the line's end (the two adjacent). A line whose stretch was read already
+// teaches nothing new. An NCCL line teaches what its prefix says (host, pid and device:
+// `[default3]:node5:9279:9533 [3] NCCL INFO AllGather: ... comm 0x...`), unless it names a rank or
+// an address (`comm 0x... rank 3 nranks 8`, `NET/IB : Using ...`), which it always teaches:
+// nullopt, and what it teaches may give the prefixes seen a rank. Any other line teaches what the
+// 96 bytes before the literal's end and the 64 after it say.
+std::optional<std::string_view> lesson_stretch(std::string_view before, std::string_view after);
 
 class ProcessLessons {
  public:

@@ -17,7 +17,8 @@ struct EmbeddedPack {
 // point into static storage.
 std::span<const EmbeddedPack> embedded_packs();
 
-// The literal screen of those rules, prebuilt (rules/screen_plan.hpp); empty without Hyperscan.
-std::string_view shipped_screen();
+// The literals of those rules for the literal screen, planned (rules/rule_literals.hpp); empty
+// when some pattern has no literal to stand for it.
+std::string_view shipped_rule_literals();
 
 }  // namespace faultline::rules

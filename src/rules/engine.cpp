@@ -7,7 +7,7 @@
 #include <map>
 
 #include "base/text.hpp"
-#include "parse/ansi.hpp"
+#include "rules/rule_literals.hpp"
 #include "rules/template_match.hpp"
 
 namespace faultline::rules {
@@ -244,7 +244,7 @@ size_t line_index_at(const std::string& text, size_t offset) {
 
 }  // namespace
 
-Engine::Engine(const RuleSet& rules) : prebuilt_bytes_(rules.prebuilt_screen()) {
+Engine::Engine(const RuleSet& rules) : prebuilt_literals_(rules.prebuilt_literals()) {
   for (const Rule* rule : rules.rules()) {
     all_rules_.push_back(rule);
     switch (rule->scope) {
@@ -297,7 +297,7 @@ Engine::BlockScreen Engine::screen_block(std::string_view block) const {
     return screen;
   }
   const LineScreen& sets = line_screen();
-  if (!sets.block_compiled || parse::may_hold_ansi(block)) return screen;
+  if (!sets.block_compiled) return screen;
   std::vector<int> hits;
   RE2::Set::ErrorInfo error{};
   bool matched = sets.block_set.Match(re2::StringPiece(block.data(), block.size()), &hits, &error);
@@ -312,7 +312,8 @@ Engine::BlockScreen Engine::screen_block(std::string_view block) const {
 
 Engine::~Engine() = default;
 
-void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out, bool by_literals) const {
+void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out,
+                         const OwnerFinder* find_owners) const {
   if (event.lines.empty()) return;
   auto evidence_at = [&](size_t index) {
     const auto& line = event.lines[std::min(index, event.lines.size() - 1)];
@@ -336,7 +337,8 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
   };
   std::vector<Found> found;
   std::optional<std::vector<std::string>> frames;  // read once, for the first rule with `frames`
-  auto candidates = event.message.empty() || !by_literals ? std::nullopt : event_candidates(event.message);
+  auto candidates =
+      event.message.empty() || !find_owners ? std::nullopt : event_candidates(event.message, *find_owners);
   for (const Rule* rule : message_rules_) {
     if (event.message.empty()) break;
     if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
@@ -351,7 +353,7 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
   }
   if (!event_rules_.empty()) {
     std::string text = event.full_text();
-    candidates = by_literals ? event_candidates(text) : std::nullopt;
+    candidates = find_owners ? event_candidates(text, *find_owners) : std::nullopt;
     for (const Rule* rule : event_rules_) {
       if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
       auto match = match_rule(*rule, text);
@@ -382,16 +384,15 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
   }
 }
 
-std::optional<std::vector<const Rule*>> Engine::event_candidates(std::string_view text) const {
-  const SparseScreen* screen = prebuilt_screen();
-  if (!screen && sparse_screen_built()) screen = sparse_screen();
-  if (!screen) return std::nullopt;
-  thread_local std::vector<LiteralScreen::Hit> hits;
-  if (!screen->screen->scan(text, hits)) return std::nullopt;
+std::optional<std::vector<const Rule*>> Engine::event_candidates(std::string_view text,
+                                                                 const OwnerFinder& find_owners) const {
+  thread_local std::vector<uint32_t> owners;
+  owners.clear();
+  if (!find_owners(text, owners)) return std::nullopt;
   std::vector<const Rule*> candidates;
-  for (const auto& hit : hits) {
-    const auto& rules = screen->event_rules[hit.literal];
-    candidates.insert(candidates.end(), rules.begin(), rules.end());
+  candidates.reserve(owners.size());
+  for (uint32_t owner : owners) {
+    if (owner < all_rules_.size()) candidates.push_back(all_rules_[owner]);
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
@@ -442,51 +443,28 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockS
   }
 }
 
-const Engine::SparseScreen* Engine::prebuilt_screen() const {
+bool Engine::screen_literals_prebuilt() const {
   std::call_once(prebuilt_once_, [this] {
-    if (prebuilt_bytes_.empty()) return;
-    auto prebuilt = load_prebuilt_screen(prebuilt_bytes_, all_rules_);
-    if (prebuilt) prebuilt_ = std::make_unique<SparseScreen>(std::move(*prebuilt));
+    if (!prebuilt_literals_.empty()) prebuilt_ = decode_rule_literals(prebuilt_literals_, all_rules_);
   });
-  return prebuilt_ && prebuilt_->screen && prebuilt_->screen->available() ? prebuilt_.get() : nullptr;
+  return prebuilt_.has_value();
 }
 
-// Builds the screen into sparse_, once: by the caller that moved sparse_state_ to kBuilding.
-void Engine::build_sparse_screen(std::string_view sample) const {
-  prebuilt_screen();  // its plan spares planning afresh
-  std::optional<ScreenPlan> plan =
-      prebuilt_ ? std::optional<ScreenPlan>(*prebuilt_) : plan_screen(all_rules_);
-  if (plan) {  // else a pattern no literal screens: every line is read
-    auto screen = std::make_unique<LiteralScreen>(plan->literals, sample);
-    if (screen->available())
-      sparse_ = std::make_unique<SparseScreen>(SparseScreen{std::move(*plan), std::move(screen)});
-  }
-  sparse_state_.store(kBuilt, std::memory_order_release);
+const screen::Declarations* Engine::screen_literals() const {
+  if (screen_literals_prebuilt()) return &*prebuilt_;
+  std::call_once(literals_once_, [this] { literals_ = plan_rule_literals(all_rules_); });
+  return literals_ ? &*literals_ : nullptr;
 }
 
-const Engine::SparseScreen* Engine::sparse_screen(std::string_view sample) const {
-  int state = sparse_state_.load(std::memory_order_acquire);
-  if (state == kUnbuilt &&
-      sparse_state_.compare_exchange_strong(state, kBuilding, std::memory_order_acq_rel)) {
-    build_sparse_screen(sample);
-    state = kBuilt;
-  }
-  return state == kBuilt ? sparse_.get() : nullptr;
-}
-
-Engine::BlockScreen Engine::screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,
-                                            const LiteralScreen::Hit* end) {
+Engine::BlockScreen Engine::screen_for_owners(std::span<const uint32_t> owners) const {
   BlockScreen screen;
   screen.all = false;
   screen.for_one_line = true;
-  for (const auto* hit = begin; hit != end; ++hit) {
-    const auto& rules = sparse.rules[hit->literal];
-    screen.rules.insert(screen.rules.end(), rules.begin(), rules.end());
+  for (uint32_t owner : owners) {
+    if (owner < all_rules_.size() && all_rules_[owner]->scope == Scope::kLine)
+      screen.rules.push_back(all_rules_[owner]);
   }
-  if (end - begin > 1) {  // not begin + 1: no hits may be two null pointers
-    std::sort(screen.rules.begin(), screen.rules.end());
-    screen.rules.erase(std::unique(screen.rules.begin(), screen.rules.end()), screen.rules.end());
-  }
+  if (screen.rules.size() > 1) std::sort(screen.rules.begin(), screen.rules.end());
   return screen;
 }
 

@@ -6,22 +6,25 @@
 // (usually none). This is sound because a line's cleaned text is a substring of its raw
 // bytes (prefixes are cut from the front; \r segments and Markdown bold are substrings), so
 // an unanchored pattern that matches the cleaned text matches the block. Where that does not
-// hold (ANSI escapes, which are removed from the middle of lines; anchored patterns), the
-// screen answers "all" and each line goes through a per-line RE2::Set instead.
+// hold (ANSI escapes, which are removed from the middle of lines: the caller does not ask;
+// anchored patterns), each line goes through a per-line RE2::Set instead. The sparse read
+// (src/screen) gives a line its candidates from the literals the rules declare instead
+// (screen_literals, screen_for_owners), and an event's (OwnerFinder).
 #pragma once
 
-#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "assemble/event.hpp"
 #include "parse/line.hpp"
 #include "rules/finding.hpp"
-#include "rules/literal_screen.hpp"
 #include "rules/rule_set.hpp"
-#include "rules/screen_plan.hpp"
+#include "screen/screens.hpp"
 
 namespace re2 {
 class RE2;
@@ -42,35 +45,30 @@ class Engine {
     std::vector<const Rule*> rules;  // when !all: the only candidates, sorted
     bool for_one_line = false;       // the candidates of one line's literals, not of a block's
   };
+  // Sound only for a block whose lines' cleaned texts are substrings of it (not one holding ANSI
+  // escapes, which the parser removes from the middle of lines).
   BlockScreen screen_block(std::string_view block) const;
 
-  // With `by_literals`, only the message and event rules whose words the literal screen finds in
-  // the event's text run; without, every one does (--read-every-line, the check of the screen).
-  void match_event(const assemble::Event& event, std::vector<Finding>& out, bool by_literals = true) const;
+  // The literals the rules need screened (rule_literals.hpp), their owners indices into rules():
+  // the shipped plan when the rules are still those it was made for, else planned afresh on
+  // first call. Null when some pattern has no literal to stand for it.
+  const screen::Declarations* screen_literals() const;
+  // Whether screen_literals() is the build's plan (then it costs nothing to take).
+  bool screen_literals_prebuilt() const;
+  const std::vector<const Rule*>& rules() const { return all_rules_; }
+  // The screen a line gets from the owners whose literals it holds (sorted): the line rules among them.
+  BlockScreen screen_for_owners(std::span<const uint32_t> owners) const;
+
+  // Says which rules (owners of screen_literals()) have a literal in `text`; false when it
+  // cannot tell, and then every rule runs.
+  using OwnerFinder = std::function<bool(std::string_view text, std::vector<uint32_t>& owners)>;
+  // With `find_owners`, only the message and event rules it names in the event's text run;
+  // without, every one does (--read-every-line, the check of the screen).
+  void match_event(const assemble::Event& event, std::vector<Finding>& out,
+                   const OwnerFinder* find_owners = nullptr) const;
   void match_line(const parse::Line& line, uint64_t sequence, std::vector<Finding>& out) const;
   void match_line(const parse::Line& line, uint64_t sequence, const BlockScreen& screen,
                   std::vector<Finding>& out) const;
-
-  // The sparse read of a large log (job/job_runner.cpp): one literal scan of a block says which of
-  // its lines may matter, and only those (with a few lines before them) are parsed. The
-  // literals (ScreenPlan): for every rule pattern, a set of words one of which each of its
-  // matches holds; the assembler's event openers; the lines the process table learns from; and the
-  // escape introducers (a block holding one is read in full). Built on first use, then shared;
-  // null when the build has no Hyperscan or a pattern has no such words (then every line is
-  // read). The first caller's `sample`, text like the text to come, lets the screen look for
-  // fewer strings (LiteralScreen); it changes only the speed. Null, too, while another thread
-  // builds it: a job of a scan then reads on with prebuilt_screen().
-  using SparseScreen = PlannedScreen;
-  const SparseScreen* sparse_screen(std::string_view sample = {}) const;
-  // Whether the screen was built already: then sparse_screen() costs nothing.
-  bool sparse_screen_built() const { return sparse_state_.load(std::memory_order_acquire) == kBuilt; }
-  // The same screen looking for each literal itself, when the build made it for these rules
-  // (RuleSet::prebuilt_screen): ready at once, so that even a short log's lines take their
-  // candidate rules from literals rather than from the RE2 sets. Else null.
-  const SparseScreen* prebuilt_screen() const;
-  // The screen a line gets from the literal hits inside it: the line rules they may let match.
-  static BlockScreen screen_for_hits(const SparseScreen& sparse, const LiteralScreen::Hit* begin,
-                                     const LiteralScreen::Hit* end);
 
   // Every pattern of every rule, one per line (for `faultline rules patterns`).
   std::vector<std::string> patterns() const;
@@ -78,9 +76,10 @@ class Engine {
  private:
   struct LineScreen;
   const LineScreen& line_screen() const;
-  // The message or event rules with a literal in `text`, sorted; nullopt when no literal screen
-  // is at hand (then every rule runs).
-  std::optional<std::vector<const Rule*>> event_candidates(std::string_view text) const;
+  // The message or event rules with a literal in `text`, sorted; nullopt when `find_owners`
+  // cannot tell (then every rule runs).
+  std::optional<std::vector<const Rule*>> event_candidates(std::string_view text,
+                                                           const OwnerFinder& find_owners) const;
 
   std::vector<const Rule*> message_rules_;
   std::vector<const Rule*> event_rules_;
@@ -88,13 +87,11 @@ class Engine {
   std::vector<const Rule*> all_rules_;
   mutable std::once_flag line_screen_once_;
   mutable std::unique_ptr<LineScreen> line_screen_;
-  std::string_view prebuilt_bytes_;
+  std::string_view prebuilt_literals_;
+  mutable std::once_flag literals_once_;
+  mutable std::optional<screen::Declarations> literals_;
   mutable std::once_flag prebuilt_once_;
-  mutable std::unique_ptr<SparseScreen> prebuilt_;  // its plan, even where its database does not load
-  void build_sparse_screen(std::string_view sample) const;
-  enum SparseState : int { kUnbuilt, kBuilding, kBuilt };
-  mutable std::atomic<int> sparse_state_{kUnbuilt};
-  mutable std::unique_ptr<SparseScreen> sparse_;
+  mutable std::optional<screen::Declarations> prebuilt_;
 };
 
 // Runs one rule against a text: captures, `unless`, the traceback's frames (a rule with

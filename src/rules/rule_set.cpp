@@ -39,7 +39,7 @@ RuleSet RuleSet::shipped() {
   // their patterns compiled and checked there: here each pattern waits for its first use, and
   // decoding is copying text (about a millisecond for every pack).
   RuleSet set;
-  set.prebuilt_screen_ = shipped_screen();
+  set.prebuilt_literals_ = shipped_rule_literals();
   for (const auto& pack : embedded_packs()) {
     auto rules = decode_rules(pack.encoded, PatternCompile::kOnFirstUse);
     if (!rules) {

@@ -33,15 +33,15 @@ class RuleSet {
   const std::vector<const Rule*>& rules() const { return order_; }
   const Rule* find(std::string_view id) const;
   const std::vector<std::string>& errors() const { return errors_; }
-  // The shipped rules' prebuilt literal screen (for rules::Engine, which takes it only while the
-  // rules are still those); empty for a set not made by shipped().
-  std::string_view prebuilt_screen() const { return prebuilt_screen_; }
+  // The shipped rules' planned literals (rules/rule_literals.hpp; rules::Engine takes them only
+  // while the rules are still those); empty for a set not made by shipped().
+  std::string_view prebuilt_literals() const { return prebuilt_literals_; }
 
  private:
   std::deque<Rule> storage_;  // stable addresses
   std::vector<const Rule*> order_;
   std::vector<std::string> errors_;
-  std::string_view prebuilt_screen_;
+  std::string_view prebuilt_literals_;
 };
 
 }  // namespace faultline::rules

@@ -5,8 +5,6 @@
 
 #include <algorithm>
 
-#include "../skip_unless.hpp"
-#include "rules/literal_screen.hpp"
 #include "rules/rule_set.hpp"
 
 using faultline::Facts;
@@ -409,15 +407,26 @@ TEST_CASE("keep_highest_priority weighs line rules against event rules on the sa
   CHECK(findings[0].rule->id == "unrecognised.line");
 }
 
-TEST_CASE("a line with no literal hits gets no candidate rules (sanitizer: null + 1 on no hits)" *
-          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
-                                          "built without Hyperscan")) {
+TEST_CASE("a line holding no rule's literal gets no candidate rules") {
   static const RuleSet shipped = RuleSet::shipped();
   static const Engine engine(shipped);
-  const Engine::SparseScreen* sparse = engine.sparse_screen();
-  REQUIRE(sparse);
-  Engine::BlockScreen screen = Engine::screen_for_hits(*sparse, nullptr, nullptr);
+  Engine::BlockScreen screen = engine.screen_for_owners({});
   CHECK_FALSE(screen.all);
   CHECK(screen.for_one_line);
   CHECK(screen.rules.empty());
+}
+
+TEST_CASE("a line's candidates are the line rules among the owners hit in it") {
+  static const RuleSet shipped = RuleSet::shipped();
+  static const Engine engine(shipped);
+  std::vector<uint32_t> owners;
+  std::vector<const faultline::rules::Rule*> line_rules;
+  for (uint32_t i = 0; i < engine.rules().size(); ++i) {
+    owners.push_back(i);
+    if (engine.rules()[i]->scope == faultline::rules::Scope::kLine) line_rules.push_back(engine.rules()[i]);
+  }
+  std::sort(line_rules.begin(), line_rules.end());
+  REQUIRE_FALSE(line_rules.empty());
+  Engine::BlockScreen screen = engine.screen_for_owners(owners);
+  CHECK(screen.rules == line_rules);
 }

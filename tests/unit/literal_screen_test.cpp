@@ -1,6 +1,6 @@
 // LiteralScreen: with a sample it looks for fewer strings (anchors) and confirms each hit, and it
 // must report exactly the hits of a screen that looks for every literal itself.
-#include "rules/literal_screen.hpp"
+#include "screen/literal_screen.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,7 +12,7 @@
 #include "../skip_unless.hpp"
 
 namespace fs = std::filesystem;
-using faultline::rules::LiteralScreen;
+using faultline::screen::LiteralScreen;
 
 namespace {
 
@@ -88,7 +88,7 @@ TEST_CASE("anchors cover every literal, each once, at an offset where it occurs"
 }
 
 TEST_CASE("a screen with anchors finds exactly the hits of one without, in every corpus log" *
-          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+          faultline::testing::skip_unless(faultline::screen::LiteralScreen::built_in(),
                                           "built without Hyperscan")) {
   LiteralScreen plain(kLiterals);
   REQUIRE(plain.available());

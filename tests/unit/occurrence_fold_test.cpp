@@ -11,7 +11,7 @@
 #include "dense_logs.hpp"
 #include "pipeline_helpers.hpp"
 #include "report/story.hpp"
-#include "rules/literal_screen.hpp"
+#include "screen/literal_screen.hpp"
 
 using faultline::correlate::fold_occurrences;
 using faultline::job::JobRunner;
@@ -185,9 +185,9 @@ TEST_CASE("a dense log read with folding gives the same diagnosis and counts as 
 }
 
 TEST_CASE("a dense log read sparsely with folding gives what a full read without folding gives" *
-          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+          faultline::testing::skip_unless(faultline::screen::LiteralScreen::built_in(),
                                           "built without Hyperscan")) {
-  REQUIRE(faultline::testing::shipped_engine().sparse_screen());
+  REQUIRE(faultline::job::make_screens(faultline::testing::shipped_engine())->literals());
   for (uint64_t seed : {1, 2, 3}) {
     std::string log = faultline::testing::oom_spam_log(16, 4000, seed);
     Read full = read_log(log, std::numeric_limits<size_t>::max());
@@ -198,9 +198,9 @@ TEST_CASE("a dense log read sparsely with folding gives what a full read without
 }
 
 TEST_CASE("a dense NCCL debug dump read sparsely gives what a full read gives" *
-          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+          faultline::testing::skip_unless(faultline::screen::LiteralScreen::built_in(),
                                           "built without Hyperscan")) {
-  REQUIRE(faultline::testing::shipped_engine().sparse_screen());
+  REQUIRE(faultline::job::make_screens(faultline::testing::shipped_engine())->literals());
   for (uint64_t seed : {1, 2}) {
     std::string log = faultline::testing::nccl_debug_log(32, 12000, 5, seed);
     Read full = read_log(log, std::numeric_limits<size_t>::max());

@@ -13,18 +13,23 @@
 #include "job/job_runner.hpp"
 #include "pipeline_helpers.hpp"
 #include "report/story.hpp"
-#include "rules/literal_screen.hpp"
 #include "rules/rule_set.hpp"
+#include "screen/literal_screen.hpp"
 
 namespace fs = std::filesystem;
 using faultline::job::JobRunner;
-using faultline::rules::Engine;
-using faultline::rules::RuleSet;
+using faultline::screen::Screens;
 
 namespace {
 
 const faultline::rules::Engine& engine() {
   return faultline::testing::shipped_engine();
+}
+
+// The screens of the shipped engine, shared by the tests as a scan's jobs share them.
+const std::shared_ptr<const Screens>& screens() {
+  static const std::shared_ptr<const Screens> shared = faultline::job::make_screens(engine());
+  return shared;
 }
 
 // What a reader of the report sees: the diagnosis, when it happened, and every finding group
@@ -55,14 +60,15 @@ struct Reads {
   uint64_t parsed_sparsely = 0;
 };
 
-// Reads the files in full, then sparsely two ways: on `engine`, whose screen the test may have
-// built already, and on an engine of its own that reads on with the prebuilt screen and never
-// builds one from a sample (as a job under 2 MiB does). Both sparse reads must equal the full one.
-Reads read_both_ways(const std::vector<std::string>& files, const Engine& engine = ::engine()) {
-  static const RuleSet rules = RuleSet::shipped();
+// Reads the files in full, then sparsely two ways: with `shared` screens, whose sampled screen
+// the test may have built already, and with screens of their own that read on with the prebuilt
+// screen and never build one from a sample (as a job under 2 MiB does). Both sparse reads must
+// equal the full one.
+Reads read_both_ways(const std::vector<std::string>& files,
+                     const std::shared_ptr<const Screens>& shared = screens()) {
   Reads reads;
   for (bool sparse : {false, true}) {
-    JobRunner runner(engine);
+    JobRunner runner(engine(), shared);
     runner.set_dense_head_bytes(sparse ? 0 : UINT64_MAX);
     runner.set_sampled_screen_bytes(0);
     for (const auto& file : files) runner.add_path(file);
@@ -74,13 +80,13 @@ Reads read_both_ways(const std::vector<std::string>& files, const Engine& engine
     }
     (sparse ? reads.sparse : reads.full) = summary(runner.finish("job"));
   }
-  Engine prebuilt_only(rules);
-  JobRunner runner(prebuilt_only);
+  JobRunner runner(engine());
   runner.set_dense_head_bytes(0);
   runner.set_sampled_screen_bytes(UINT64_MAX);
   for (const auto& file : files) runner.add_path(file);
   reads.sparse_prebuilt = summary(runner.finish("job"));
-  CHECK_FALSE(prebuilt_only.sparse_screen_built());
+  CHECK(runner.screens().prebuilt() != nullptr);
+  CHECK_FALSE(runner.screens().sampled_built());
   return reads;
 }
 
@@ -101,7 +107,7 @@ void check_corpus(const fs::path& corpus) {
 
 // The sparse read needs Hyperscan; a build without it reads every line and has none to check.
 doctest::skip with_hyperscan() {
-  return faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in(),
+  return faultline::testing::skip_unless(faultline::screen::LiteralScreen::built_in(),
                                          "built without Hyperscan: no sparse read");
 }
 
@@ -116,21 +122,21 @@ std::string two_digits(int value) {
 }  // namespace
 
 TEST_CASE("a sparse read diagnoses every corpus case as a full read does" * with_hyperscan()) {
-  REQUIRE(engine().sparse_screen());
+  REQUIRE(screens()->sampled());
   check_corpus(fs::path(FAULTLINE_TEST_SOURCE_DIR) / "corpus");
 }
 
 TEST_CASE("a sparse read diagnoses every real log as a full read does" *
-          faultline::testing::skip_unless(faultline::rules::LiteralScreen::built_in() &&
+          faultline::testing::skip_unless(faultline::screen::LiteralScreen::built_in() &&
                                               fs::is_directory(real_corpus()),
                                           "built without Hyperscan, or no ../shared/corpus-real")) {
-  REQUIRE(engine().sparse_screen());
+  REQUIRE(screens()->sampled());
   check_corpus(real_corpus());
 }
 
 TEST_CASE("a sparse read parses few lines and still dates an untimed traceback by its rank's last time" *
           with_hyperscan()) {
-  REQUIRE(engine().sparse_screen());
+  REQUIRE(screens()->sampled());
   // 8 ranks logging timestamped steps; rank 5 raises an untimed traceback; the others time out.
   std::string log;
   int second = 0;
@@ -165,7 +171,7 @@ TEST_CASE("a sparse read parses few lines and still dates an untimed traceback b
 }
 
 TEST_CASE("a sparse read of a large log whose last line has no newline reads that line" * with_hyperscan()) {
-  REQUIRE(engine().sparse_screen());
+  REQUIRE(screens()->sampled());
   // Several reader blocks of steps with NCCL lines among them, and the error as the last line with
   // no newline after it: a reader copying blocks moves it to the front of its buffer to look for
   // the rest, and the screen of the old buffer must not be applied to the moved bytes. The file
@@ -186,19 +192,18 @@ TEST_CASE("a sparse read of a large log whose last line has no newline reads tha
   REQUIRE(log.size() > faultline::ingest::MappedFile::kMapFrom);  // read as views of a mapping
   faultline::testing::Scratch scratch;
   std::string file = scratch.write("last-line.log", log);
-  // An engine of its own, whose screen the sparse read builds from this log's first block, so
-  // that it looks for anchors rather than for each literal.
-  static const RuleSet rules = RuleSet::shipped();
-  Engine fresh(rules);
+  // Screens of their own, whose sampled screen the sparse read builds from this log's first
+  // block, so that it looks for anchors rather than for each literal.
+  auto fresh = faultline::job::make_screens(engine());
   Reads reads = read_both_ways({file}, fresh);
-  JobRunner copying(fresh);
+  JobRunner copying(engine(), fresh);
   copying.set_dense_head_bytes(0);
   copying.set_sampled_screen_bytes(0);
   auto copied = faultline::ingest::memory_source(log, false);
   copying.add_source(*copied, faultline::ingest::SourceInfo{});
   CHECK(summary(copying.finish("job")) == reads.full);
-  REQUIRE(fresh.sparse_screen() != nullptr);
-  CHECK(fresh.sparse_screen()->screen->anchor_count() < fresh.sparse_screen()->roles.size());
+  REQUIRE(fresh->sampled() != nullptr);
+  CHECK(fresh->sampled()->anchor_count() < fresh->literals()->size());
   CHECK(reads.sparse == reads.full);
   CHECK(reads.sparse_prebuilt == reads.full);
   CHECK(reads.full.find("rank 3") != std::string::npos);

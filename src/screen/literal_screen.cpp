@@ -1,4 +1,4 @@
-#include "rules/literal_screen.hpp"
+#include "screen/literal_screen.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <hs.h>
 #endif
 
-namespace faultline::rules {
+namespace faultline::screen {
 
 namespace {
 
@@ -349,4 +349,4 @@ bool LiteralScreen::built_in() {
 #endif
 }
 
-}  // namespace faultline::rules
+}  // namespace faultline::screen

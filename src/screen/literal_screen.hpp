@@ -1,6 +1,7 @@
 // LiteralScreen: finds many literal strings in a block of bytes at once, for the sparse read of
-// large logs (see Engine::sparse_screen). Built on Hyperscan where the build found it
-// (libhyperscan-dev); without it, available() is false and callers read every line.
+// large logs (sparse_reader.hpp) and for picking an event's candidate rules. Built on Hyperscan
+// where the build found it (libhyperscan-dev): this folder is the only user of Hyperscan. Without
+// it, available() is false and callers read every line.
 //
 // Hyperscan's literal matcher slows down as the literals grow in number (about 300 caseless
 // ones for the shipped rules). Given a sample of the text to come, the screen looks instead for
@@ -20,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace faultline::rules {
+namespace faultline::screen {
 
 class LiteralScreen {
  public:
@@ -82,4 +83,4 @@ class LiteralScreen {
   static uint64_t next_id();
 };
 
-}  // namespace faultline::rules
+}  // namespace faultline::screen
