@@ -224,6 +224,7 @@ struct Assembler::Stream {
   }
 
   bool idle() const { return state_ == State::kIdle; }
+  bool held() const { return state_ == State::kHeld; }
   uint64_t open_sequence() const { return idle() ? UINT64_MAX : event_.sequence; }
   const Event* open_event() const { return idle() ? nullptr : &event_; }
 
@@ -471,6 +472,7 @@ Assembler::Stream& Assembler::stream_for(const parse::Line& line) {
   if (own != streams_.end()) return *own->second;
   if (streams_.size() >= kMaxStreams) {  // bounded memory: close every open event
     finish();
+    held_ = nullptr;
     streams_.clear();
     last_traceback_stream_.clear();
     last_stream_.clear();
@@ -482,7 +484,13 @@ Assembler::Stream& Assembler::stream_for(const parse::Line& line) {
 
 void Assembler::push(const parse::Line& line, uint64_t sequence) {
   Stream& stream = stream_for(line);
+  // A line that continues no record ends a held event of another stream now, as that stream's
+  // next line would: nothing after it can continue the event, and the sparse read need not
+  // read on line by line until that stream speaks again.
+  if (held_ && held_ != &stream && !line.continues_record && !line.continues_previous && held_->held())
+    held_->finish();
   stream.push(line, sequence);
+  held_ = stream.held() ? &stream : nullptr;
   last_stream_[line.source] = &stream;
   if (stream.in_traceback()) last_traceback_stream_[line.source] = &stream;
 }

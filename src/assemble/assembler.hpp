@@ -66,6 +66,9 @@ class Assembler {
   std::map<StreamKey, std::unique_ptr<Stream>> streams_;
   std::map<uint32_t, Stream*> last_traceback_stream_;  // by source
   std::map<uint32_t, Stream*> last_stream_;            // by source: where its last line went
+  // The stream whose single-line event is held for a continuation, if any: only the next line
+  // parsed may continue it (LineParser: a record's indented lines, a hard wrap's tail).
+  Stream* held_ = nullptr;
 };
 
 }  // namespace faultline::assemble

@@ -93,11 +93,12 @@ void JobRunner::fold_findings_when_many() {
 
 // Before a line that matters, after lines were skipped: the latest line of its rank in this block
 // with a time of its own gives that time, as a full read would have (a line parsed since has
-// already left its time). Walks back at most kTimeSearchLines lines, within the block, and not
-// past where the rank's last walk began or its last line read with a time: the parser holds
-// those. Lines read are passed over, counted, not looked at (SparseReader::unread_lines_before):
-// one of the rank with a time would have settled the walk. (Each untimed NCCL line of a dense
-// debug dump walked 256 lines back: 89% of its time.)
+// already left its time). Walks back through the block, parsing at most kTimeSearchLines lines
+// (a line whose prefix names another rank, or an NCCL pid line, is passed unparsed:
+// parse::cannot_date), and not past where the rank's last walk began or its last line read with
+// a time: the parser holds those. Lines read are passed over, counted, not looked at
+// (SparseReader::unread_lines_before): one of the rank with a time would have settled the walk. (Each untimed
+// NCCL line of a dense debug dump walked 256 lines back: 89% of its time.)
 void JobRunner::take_time_from_skipped_lines(const screen::SparseReader& sparse, const ingest::Record& record,
                                              std::string_view block, std::optional<int> rank_hint) {
   constexpr size_t kTimeSearchLines = 256;
@@ -113,12 +114,14 @@ void JobRunner::take_time_from_skipped_lines(const screen::SparseReader& sparse,
     stop = it->second;
   if (settled.size() >= 4096) settled.clear();
   settled[key] = end;
+  using Walk = screen::SparseReader::Walk;
   sparse.unread_lines_before(record, stop, kTimeSearchLines, [&](const ingest::Record& before) {
+    if (parse::cannot_date(before.text, wanted.rank)) return Walk::kUncounted;
     auto peeked = parser.peek(before, rank_hint);
     if (!peeked.time.valid || peeked.rank != wanted.rank || peeked.local_rank != wanted.local_rank)
-      return false;
+      return Walk::kCounted;
     parser.remember_time(record.source, peeked);
-    return true;
+    return Walk::kStop;
   });
 }
 
@@ -134,7 +137,10 @@ void JobRunner::add_source(ingest::ByteSource& source, ingest::SourceInfo info) 
   bool screens = dense_head_bytes_ != UINT64_MAX;  // else: every line through RE2, as a check
   screen::SparseReader sparse(
       reader, screens ? screens_.get() : nullptr, {dense_head_bytes_, sampled_screen_bytes_, bytes_read_},
-      [&stages] { return !stages.assembler.idle() || stages.parser.busy(); }, parse::lesson_stretch);
+      [&stages] { return !stages.assembler.idle() || stages.parser.busy(); }, parse::lesson_stretch,
+      [this](std::span<const uint32_t> owners, std::string_view line) {
+        return engine_.line_rules_may_match(owners, line);
+      });
   rules::Engine::BlockScreen block_screen;  // of a block the literals do not screen
   uint64_t parsed_before = lines_parsed_;
   screen::SparseRead read;

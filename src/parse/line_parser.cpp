@@ -1,5 +1,7 @@
 #include "parse/line_parser.hpp"
 
+#include <algorithm>
+
 #include "base/text.hpp"
 #include "parse/ansi.hpp"
 #include "parse/paste_repair.hpp"
@@ -292,6 +294,55 @@ void LineParser::carry_time(Line& line) {
     line.time = entry->time;
     line.time_inherited = true;
   }
+}
+
+namespace {
+
+// The rank a line's leading prefixes name, or -1.
+int prefix_rank(string_view head) {
+  while (head.starts_with('[')) {
+    size_t close = head.find("]:");
+    if (close == string_view::npos || close > 24) return -1;
+    string_view name = head.substr(1, close - 1);
+    if (name.starts_with("rank") && name.size() > 4 && name.size() < 12 &&
+        std::all_of(name.begin() + 4, name.end(), [](char c) { return is_digit(c); })) {
+      int rank = 0;
+      for (char c : name.substr(4)) rank = rank * 10 + (c - '0');
+      return rank;
+    }
+    head.remove_prefix(close + 2);
+  }
+  return -1;
+}
+
+bool is_nccl_pid_line(string_view head) {
+  while (head.starts_with('[')) {  // the launcher's prefixes
+    size_t close = head.find("]:");
+    if (close == string_view::npos || close > 24) break;
+    head.remove_prefix(close + 2);
+  }
+  size_t nccl = head.find(" NCCL ");
+  if (nccl == string_view::npos) return false;
+  string_view prefix = head.substr(0, nccl);  // "host:pid:tid [dev]"
+  size_t space = prefix.find(' ');
+  if (space == string_view::npos || prefix.find(' ', space + 1) != string_view::npos ||
+      !prefix.ends_with(']') || prefix.substr(space + 1, 1) != "[")
+    return false;
+  string_view ids = prefix.substr(0, space);
+  size_t second = ids.rfind(':');
+  size_t first = second == string_view::npos || second == 0 ? string_view::npos : ids.rfind(':', second - 1);
+  if (first == string_view::npos || first + 1 == second) return false;
+  string_view pid = ids.substr(first + 1, second - first - 1);
+  return std::all_of(pid.begin(), pid.end(), [](char c) { return is_digit(c); });
+}
+
+}  // namespace
+
+bool cannot_date(string_view line, int rank) {
+  string_view head = line.substr(0, 96);
+  int named = prefix_rank(head);
+  if (named >= 0) return named != rank;
+  return is_nccl_pid_line(head);
 }
 
 }  // namespace faultline::parse

@@ -33,6 +33,12 @@
 
 namespace faultline::parse {
 
+// Whether `line` can give `rank` no time, told from its first bytes without parsing it: its
+// leading prefixes name another rank ("[rank5]:", after a launcher's "[default1]:" or not), or it
+// is NCCL's own line ("host:pid:tid [dev] NCCL ...", under such prefixes or none), which has no
+// time of its own. A reader that skipped lines walks back over them with it.
+bool cannot_date(std::string_view line, int rank);
+
 class LineParser {
  public:
   // Parses into `table` (the job's, which must outlive the parser): every line is noted there,

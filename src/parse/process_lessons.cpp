@@ -7,6 +7,22 @@
 
 namespace faultline::parse {
 
+namespace {
+
+// "[default3]:node5:9279:9533 [3]" less its thread id: the part before the last ':' and the part
+// from the space. The thread teaches the table nothing, and an NCCL process prints from several.
+std::string_view without_thread(std::string_view prefix) {
+  size_t space = prefix.rfind(' ');
+  size_t colon = space == std::string_view::npos ? std::string_view::npos : prefix.rfind(':', space);
+  if (colon == std::string_view::npos) return prefix;
+  thread_local std::string key;
+  key.assign(prefix.substr(0, colon));
+  key.append(prefix.substr(space));
+  return key;
+}
+
+}  // namespace
+
 std::optional<std::string_view> lesson_stretch(std::string_view before, std::string_view after) {
   size_t nccl = before.find(" NCCL ");
   if (nccl != std::string_view::npos &&
@@ -14,7 +30,7 @@ std::optional<std::string_view> lesson_stretch(std::string_view before, std::str
        before.find("Using") != std::string_view::npos)) {
     return std::nullopt;
   }
-  if (nccl != std::string_view::npos) return before.substr(0, nccl);
+  if (nccl != std::string_view::npos) return without_thread(before.substr(0, nccl));
   return std::string_view(before.data() + (before.size() > 96 ? before.size() - 96 : 0),
                           std::min<size_t>(before.size(), 96) + std::min<size_t>(after.size(), 64));
 }

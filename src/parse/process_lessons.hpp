@@ -39,7 +39,8 @@ inline constexpr std::array<std::string_view, 7> kPidRankSources = {"comm 0x",
 // stretch of it to remember, where `before` runs from the line's start to the literal's end and
 // `after` from there to the line's end (the two adjacent). A line whose stretch was read already
 // teaches nothing new. An NCCL line teaches what its prefix says (host, pid and device:
-// `[default3]:node5:9279:9533 [3] NCCL INFO AllGather: ... comm 0x...`), unless it names a rank or
+// `[default3]:node5:9279:9533 [3] NCCL INFO AllGather: ... comm 0x...`, its thread id aside; the
+// view lasts until the next call on the thread), unless it names a rank or
 // an address (`comm 0x... rank 3 nranks 8`, `NET/IB : Using ...`), which it always teaches:
 // nullopt, and what it teaches may give the prefixes seen a rank. Any other line teaches what the
 // 96 bytes before the literal's end and the 64 after it say.

@@ -56,6 +56,10 @@ class Engine {
   // Whether screen_literals() is the build's plan (then it costs nothing to take).
   bool screen_literals_prebuilt() const;
   const std::vector<const Rule*>& rules() const { return all_rules_; }
+  // Whether the rules `owners` (indices into rules()) may match the line `text` as the log holds
+  // it, prefixes and all: one of them is not a line rule, or one of its patterns matches there or
+  // is anchored and cannot be tried on it. A sparse read passes over a line none may match.
+  bool line_rules_may_match(std::span<const uint32_t> owners, std::string_view text) const;
   // The screen a line gets from the owners whose literals it holds (sorted): the line rules among them.
   BlockScreen screen_for_owners(std::span<const uint32_t> owners) const;
 

@@ -8,16 +8,30 @@ namespace faultline::screen {
 namespace {
 
 constexpr size_t kMaxLessons = 4096;
+// Lines longer than this are read rather than confirmed: a megabyte line with thousands of hits
+// would have its owners' patterns run over it once a hit.
+constexpr size_t kMaxConfirmedLine = 4096;
+
+// The line of `block` that holds the byte before `end`, without its newline or carriage return.
+std::string_view line_of(std::string_view block, uint32_t end) {
+  size_t begin = block.substr(0, end).rfind('\n');
+  begin = begin == std::string_view::npos ? 0 : begin + 1;
+  size_t stop = block.find('\n', end);
+  std::string_view line = block.substr(begin, (stop == std::string_view::npos ? block.size() : stop) - begin);
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  return line;
+}
 
 }  // namespace
 
 SparseReader::SparseReader(ingest::RecordReader& reader, const Screens* screens, SparseSettings settings,
-                           std::function<bool()> holding, LessonStretch lesson_stretch)
+                           std::function<bool()> holding, LessonStretch lesson_stretch, Confirm confirm)
     : reader_(reader),
       screens_(screens),
       settings_(settings),
       holding_(std::move(holding)),
-      lesson_stretch_(std::move(lesson_stretch)) {}
+      lesson_stretch_(std::move(lesson_stretch)),
+      confirm_(std::move(confirm)) {}
 
 // The prebuilt screen names each line's candidates in a head, and picks the lines to read past
 // it. Once a job has read enough for it to pay, the block at hand is the sample of the sampled
@@ -90,7 +104,7 @@ bool SparseReader::screened_read(SparseRead& read) {
   size_t last_hit = first_hit;
   for (; last_hit < hits_.size() && hits_[last_hit].end <= stop; ++last_hit) {
     Stop kind = (*literals_)[hits_[last_hit].literal].stop;
-    opens = opens || kind == Stop::kRead;
+    opens = opens || (kind == Stop::kRead && confirmed(hits_[last_hit], record.text));
     teaches = teaches || (kind == Stop::kLesson && !repeats_a_lesson(hits_[last_hit], true));
   }
   // A line with a lesson not seen before is read: the skip below stops only at those.
@@ -102,7 +116,9 @@ bool SparseReader::screened_read(SparseRead& read) {
     size_t next = last_hit;  // the next hit worth stopping at
     // kPass literals do not stop the skip (a traceback's header would), nor lessons learned.
     while (next < hits_.size() &&
-           ((*literals_)[hits_[next].literal].stop == Stop::kPass || repeats_a_lesson(hits_[next], false)))
+           ((*literals_)[hits_[next].literal].stop == Stop::kPass || repeats_a_lesson(hits_[next], false) ||
+            ((*literals_)[hits_[next].literal].stop == Stop::kRead &&
+             !confirmed(hits_[next], line_of(block_, hits_[next].end)))))
       ++next;
     size_t target = next < hits_.size() ? hits_[next].end - 1 : block_.size();
     if (reader_.skip_lines_before(target, lookback_for(next)) > 0) skipped_.clear();
@@ -178,9 +194,18 @@ bool SparseReader::repeats_a_lesson(const LiteralScreen::Hit& hit, bool remember
   return false;
 }
 
+// Whether a kRead hit stands: its literal has no owners, no Confirm was given, the line is long,
+// or Confirm says its owners may want the line. (`sendb`, a word of a pipeline schedule's SendB
+// actions, is in every `sendbuff` of an NCCL debug dump.)
+bool SparseReader::confirmed(const LiteralScreen::Hit& hit, std::string_view line) const {
+  const Declared& literal = (*literals_)[hit.literal];
+  if (!confirm_ || literal.owners.empty() || line.size() > kMaxConfirmedLine) return true;
+  return confirm_(literal.owners, line);
+}
+
 // Runs of lines handed on are passed over, counted, not visited: the caller saw them.
 void SparseReader::unread_lines_before(const ingest::Record& record, const char* stop, size_t max_lines,
-                                       const std::function<bool(const ingest::Record&)>& visit) const {
+                                       const std::function<Walk(const ingest::Record&)>& visit) const {
   const char* low = block_.data();
   const char* end = record.text.data();  // the line's first byte; a newline is before it
   if (end < low || end > low + block_.size()) return;
@@ -196,7 +221,6 @@ void SparseReader::unread_lines_before(const ingest::Record& record, const char*
       --run;
       continue;
     }
-    ++looked;
     const char* newline = end - 1;  // ends the previous line
     auto length = static_cast<size_t>(newline - low);
     const void* previous = length ? memrchr(low, '\n', length) : nullptr;
@@ -204,7 +228,9 @@ void SparseReader::unread_lines_before(const ingest::Record& record, const char*
     ingest::Record before = record;
     before.text = std::string_view(begin, static_cast<size_t>(newline - begin));
     if (!before.text.empty() && before.text.back() == '\r') before.text.remove_suffix(1);
-    if (visit(before)) return;
+    Walk walk = visit(before);
+    if (walk == Walk::kStop) return;
+    if (walk == Walk::kCounted) ++looked;
     end = begin;
   }
 }

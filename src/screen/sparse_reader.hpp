@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
@@ -64,22 +65,28 @@ struct SparseRead {
 using LessonStretch =
     std::function<std::optional<std::string_view>(std::string_view before, std::string_view after)>;
 
+// For a kRead hit of a literal with owners, whether the owners may want `line` (the line as the
+// log holds it): a false lets the read pass over the line. Without it, every such hit is read.
+using Confirm = std::function<bool(std::span<const uint32_t> owners, std::string_view line)>;
+
 class SparseReader {
  public:
   // `screens` null: every record comes as kUnscreened. `holding`: whether some stage must see
   // the next line whatever it holds; asked before lines are skipped. `lesson_stretch`: without
   // it, a lesson's stretch is its whole line.
   SparseReader(ingest::RecordReader& reader, const Screens* screens, SparseSettings settings,
-               std::function<bool()> holding, LessonStretch lesson_stretch = {});
+               std::function<bool()> holding, LessonStretch lesson_stretch = {}, Confirm confirm = {});
 
   // False at the end of the input (the reader's status() says why it ended).
   bool next(SparseRead& read);
 
   // The lines before `record` in its block that were not handed on, nearest first: back to
   // `stop` (the first byte of a line of the block, or its start), passing over at most
-  // `max_lines` lines, those handed on counted with the rest. `visit` returns true to stop.
+  // `max_lines` lines, those handed on counted with the rest. `visit` says whether to stop, or
+  // to go on with the line counted, or not counted (it told the line apart without cost).
+  enum class Walk : uint8_t { kStop, kCounted, kUncounted };
   void unread_lines_before(const ingest::Record& record, const char* stop, size_t max_lines,
-                           const std::function<bool(const ingest::Record&)>& visit) const;
+                           const std::function<Walk(const ingest::Record&)>& visit) const;
 
   // Lines before each line that matters, kept to give it its rank's latest time and the head
   // of a record it may continue.
@@ -91,12 +98,14 @@ class SparseReader {
   void note_read(const char* begin, size_t size);
   size_t lookback_for(size_t first) const;
   bool repeats_a_lesson(const LiteralScreen::Hit& hit, bool remember);
+  bool confirmed(const LiteralScreen::Hit& hit, std::string_view line) const;
 
   ingest::RecordReader& reader_;
   const Screens* screens_;
   SparseSettings settings_;
   std::function<bool()> holding_;
   LessonStretch lesson_stretch_;
+  Confirm confirm_;
   const Declarations* literals_ = nullptr;
   uint64_t refills_seen_ = 0;
   bool pending_new_block_ = false;

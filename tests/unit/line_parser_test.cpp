@@ -377,3 +377,17 @@ TEST_CASE("the line number and source come from the record") {
   CHECK(line.source == 4);
   CHECK(line.number == 17);
 }
+
+TEST_CASE("a line that can date no rank is told from its first bytes") {
+  using faultline::parse::cannot_date;
+  CHECK(cannot_date("[rank5]: [2026-11-29 10:00:00] step 3", 3));
+  CHECK_FALSE(cannot_date("[rank3]: [2026-11-29 10:00:00] step 3", 3));
+  CHECK(cannot_date("[default1]:[rank5]: step", 3));
+  CHECK_FALSE(cannot_date("[default3]:[rank3]: step", 3));
+  CHECK(cannot_date("node5:9279:9533 [3] NCCL INFO AllGather: opCount 1", 3));
+  CHECK(cannot_date("[default3]:node5:9279:9533 [3] NCCL INFO Channel 00/0", 3));
+  // A time before the NCCL prefix, or no prefix at all: only a parse can tell.
+  CHECK_FALSE(cannot_date("2026-11-29 10:00:00 node5:9279:9533 [3] NCCL INFO Init", 3));
+  CHECK_FALSE(cannot_date("ERROR worker [rank7] died", 3));
+  CHECK_FALSE(cannot_date("", 3));
+}

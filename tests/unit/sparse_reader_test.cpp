@@ -235,11 +235,11 @@ TEST_CASE("the lines before a stop are walked back nearest first, passing over t
   std::vector<std::string> walked;
   while (reader.next(read)) {
     if (read.record.text != "boom two") continue;
-    reader.unread_lines_before(read.record, read.block.data(), 60,
-                               [&](const faultline::ingest::Record& line) {
-                                 walked.emplace_back(line.text);
-                                 return walked.size() == 50;
-                               });
+    reader.unread_lines_before(
+        read.record, read.block.data(), 60, [&](const faultline::ingest::Record& line) {
+          walked.emplace_back(line.text);
+          return walked.size() == 50 ? SparseReader::Walk::kStop : SparseReader::Walk::kCounted;
+        });
   }
   // Every line from "middle 39" back: the kept lookback of "boom two" too (not yet read when the
   // walk runs), then past "boom one" and its lookback, read, counted and not visited.
@@ -311,13 +311,14 @@ TEST_CASE("a lesson's stretch decides what repeats; a line that always teaches i
                                          "node1:42 NCCL INFO AllGather comm 0x1 opCount 3"});
 }
 
-TEST_CASE("an NCCL line teaches its prefix, unless it names a rank or an address") {
+TEST_CASE("an NCCL line teaches its prefix less its thread id, unless it names a rank or an address") {
   auto stretch = [](std::string_view line) {
     size_t end = line.find("comm 0x") + 7;
     return faultline::parse::lesson_stretch(line.substr(0, end), line.substr(end));
   };
   std::string_view collective = "[default3]:node5:9279:9533 [3] NCCL INFO AllGather: opCount 4 comm 0x55d5";
-  CHECK(stretch(collective) == std::optional<std::string_view>("[default3]:node5:9279:9533 [3]"));
+  // The thread id aside: a process prints from several threads.
+  CHECK(stretch(collective) == std::optional<std::string_view>("[default3]:node5:9279 [3]"));
   CHECK_FALSE(stretch("node5:9279:9533 [3] NCCL INFO comm 0x55d5 rank 3 nranks 8 - Init COMPLETE"));
   CHECK_FALSE(stretch("node5:9279:9533 [3] NCCL INFO NET/IB : Using [0]mlx5_0 comm 0x55d5"));
   // Any other line: the 96 bytes before the literal's end and the 64 after.
@@ -325,4 +326,51 @@ TEST_CASE("an NCCL line teaches its prefix, unless it names a rank or an address
   auto got = stretch(other);
   REQUIRE(got);
   CHECK(*got == std::string(89, 'x') + "comm 0x" + std::string(64, 'y'));
+}
+
+TEST_CASE("a walk back goes past the lines it tells apart without cost, counting only the others" *
+          with_hyperscan()) {
+  Screens screens = screens_of({{{"boom", false}, Stop::kRead, {}}});
+  std::string text = numbered_lines(40, "middle") + "boom\n";
+  auto source = faultline::ingest::memory_source(text);
+  auto records = faultline::ingest::open_records(*source, 0);
+  SparseReader reader(*records, &screens, {0, 0, 0}, {});
+  SparseRead read;
+  size_t visited = 0;
+  while (reader.next(read)) {
+    if (read.record.text != "boom") continue;
+    // Ten lines counted at most; the odd ones are passed uncounted.
+    reader.unread_lines_before(
+        read.record, read.block.data(), 10, [&](const faultline::ingest::Record& line) {
+          ++visited;
+          int number = std::stoi(std::string(line.text.substr(line.text.find(' ') + 1)));
+          bool odd = number % 2 == 1;
+          return odd ? SparseReader::Walk::kUncounted : SparseReader::Walk::kCounted;
+        });
+  }
+  CHECK(visited == 20);  // ten even lines, and the ten odd ones between them
+}
+
+TEST_CASE("a read hit its owners do not confirm is passed over; one they confirm is read" *
+          with_hyperscan()) {
+  Screens screens = screens_of({{{"sendb", true}, Stop::kRead, {7}}, {{"fatal", false}, Stop::kRead, {}}});
+  std::string text = numbered_lines(30) + "AllReduce sendbuff 0x7f\n" + numbered_lines(30, "middle") +
+                     "3SendB0 action\n" + "fatal: stop\n";
+  auto source = faultline::ingest::memory_source(text);
+  auto records = faultline::ingest::open_records(*source, 0);
+  std::vector<std::string> asked;
+  SparseReader reader(*records, &screens, {0, 0, 0}, {}, {},
+                      [&](std::span<const uint32_t> owners, std::string_view line) {
+                        REQUIRE(owners.size() == 1);
+                        CHECK(owners[0] == 7);
+                        asked.emplace_back(line);
+                        return line.find("SendB") != std::string_view::npos;
+                      });
+  std::vector<std::string> handed;
+  SparseRead read;
+  while (reader.next(read)) {
+    if (read.kind == SparseRead::Kind::kCandidate && read.opens) handed.emplace_back(read.record.text);
+  }
+  CHECK(handed == std::vector<std::string>{"3SendB0 action", "fatal: stop"});
+  CHECK(std::find(asked.begin(), asked.end(), "AllReduce sendbuff 0x7f") != asked.end());
 }
