@@ -107,4 +107,19 @@ uint64_t fnv1a(std::string_view text) {
   return hash;
 }
 
+std::string char_array_initialiser(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 7 + bytes.size() / 4);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    auto byte = static_cast<unsigned char>(bytes[i]);
+    out += i % 24 == 0 ? "\n    " : " ";
+    out += "'\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
+    out += "',";
+  }
+  return out;
+}
+
 }  // namespace faultline

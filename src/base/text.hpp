@@ -24,6 +24,10 @@ inline bool is_word(char c) {
   return is_alpha(c) || is_digit(c) || c == '_';
 }
 
+// `bytes` as the initialiser of a C++ char array ('\x..', 24 a line), for the build tools that
+// write generated sources (faultline-packc, faultline-screenc).
+std::string char_array_initialiser(std::string_view bytes);
+
 std::string_view trim(std::string_view text);
 std::string_view trim_left(std::string_view text);
 std::string_view trim_right(std::string_view text);

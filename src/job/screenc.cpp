@@ -11,25 +11,11 @@
 #include <iostream>
 #include <string>
 
+#include "base/text.hpp"
 #include "job/job_literals.hpp"
 #include "rules/rule_set.hpp"
 
 namespace {
-
-std::string byte_array(const std::string& bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 7);
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    auto byte = static_cast<unsigned char>(bytes[i]);
-    out += i % 24 == 0 ? "\n    " : " ";
-    out += "'\\x";
-    out += kHex[byte >> 4];
-    out += kHex[byte & 15];
-    out += "',";
-  }
-  return out;
-}
 
 std::string generated_source(const std::string& screen) {
   std::string out =
@@ -38,7 +24,8 @@ std::string generated_source(const std::string& screen) {
       "namespace faultline::job {\n\n";
   if (screen.empty())
     return out + "std::string_view shipped_screen() { return {}; }\n\n}  // namespace faultline::job\n";
-  out += "namespace {\n\nconstexpr char kScreen[] = {" + byte_array(screen) + "\n};\n\n}  // namespace\n\n";
+  out += "namespace {\n\nconstexpr char kScreen[] = {" + faultline::char_array_initialiser(screen) +
+         "\n};\n\n}  // namespace\n\n";
   out += "std::string_view shipped_screen() { return {kScreen, sizeof(kScreen)}; }\n\n";
   return out + "}  // namespace faultline::job\n";
 }

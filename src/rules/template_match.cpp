@@ -1,7 +1,5 @@
 #include "rules/template_match.hpp"
 
-#include <cstring>
-
 #include "base/text.hpp"
 
 namespace faultline::rules {
@@ -10,10 +8,6 @@ namespace {
 
 constexpr char template_byte(char c) {
   return c >= '0' && c <= '9' ? '0' : c;
-}
-
-bool is_ascii_digit(char c) {
-  return c >= '0' && c <= '9';
 }
 
 // Where `[` at `at` opens a class: returns the index just past its `]` and sets `partial` when
@@ -52,7 +46,7 @@ size_t scan_class(std::string_view regex, size_t at, bool& partial, bool& unknow
         continue;
       }
       if (escaped == 'D' || escaped == 'W' || escaped == 's' || escaped == 'S') continue;
-      if (is_ascii_digit(escaped) || escaped == 'x' || escaped == 'p' || escaped == 'P' || escaped == 'Q') {
+      if (is_digit(escaped) || escaped == 'x' || escaped == 'p' || escaped == 'P' || escaped == 'Q') {
         unknown = true;
         return i;
       }
@@ -84,11 +78,11 @@ size_t scan_class(std::string_view regex, size_t at, bool& partial, bool& unknow
 size_t skip_repetition(std::string_view regex, size_t at) {
   size_t i = at + 1;
   size_t digits = 0;
-  while (i < regex.size() && is_ascii_digit(regex[i])) ++i, ++digits;
+  while (i < regex.size() && is_digit(regex[i])) ++i, ++digits;
   if (digits == 0) return at;
   if (i < regex.size() && regex[i] == ',') {
     ++i;
-    while (i < regex.size() && is_ascii_digit(regex[i])) ++i;
+    while (i < regex.size() && is_digit(regex[i])) ++i;
   }
   return i < regex.size() && regex[i] == '}' ? i + 1 : at;
 }
@@ -102,7 +96,7 @@ bool digit_uniform(std::string_view regex) {
     if (c == '\\') {
       if (i + 1 >= regex.size()) return false;
       char escaped = regex[i + 1];
-      if (is_ascii_digit(escaped) || escaped == 'x' || escaped == 'p' || escaped == 'P' || escaped == 'Q' ||
+      if (is_digit(escaped) || escaped == 'x' || escaped == 'p' || escaped == 'P' || escaped == 'Q' ||
           escaped == 'C')
         return false;
       i += 2;
@@ -123,7 +117,7 @@ bool digit_uniform(std::string_view regex) {
       size_t close = regex.find('>', i);
       if (close == std::string_view::npos) return false;
       i = close + 1;
-    } else if (is_ascii_digit(c)) {
+    } else if (is_digit(c)) {
       return false;
     } else {
       ++i;
