@@ -64,6 +64,8 @@ std::string usage() {
     two_columns(out, option_spelling(*option), option->help, 20);
   }
   out += "\n'faultline COMMAND --help' lists a command's own options, with examples.\n";
+  out +=
+      "'faultline FILE...' (a file or folder that exists, or - for stdin) is 'faultline diagnose FILE...'.\n";
   out += "\nExit codes:\n" + std::string(kExitCodes);
   out +=
       "\nEnvironment: NO_COLOR and TERM=dumb turn colour off, CLICOLOR_FORCE turns it on; COLUMNS\n"

@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <utility>
 
@@ -219,6 +220,15 @@ Result<const CommandInfo*> take_command(std::vector<std::string>& words) {
                          " (" + choices + ")");
   }
   if (const CommandInfo* info = find_command(std::string_view(word)); info && word != "rules") return info;
+  // "faultline crash.log" is "faultline diagnose crash.log": a first word that names an input
+  // (a path that exists, or "-" for stdin) and no command is a diagnosis of it.
+  std::error_code error;
+  if (word == "-" || std::filesystem::exists(word, error)) {
+    words.insert(words.begin(), word);
+    return find_command("diagnose");
+  }
+  if (word.find_first_of("./") != std::string::npos)
+    return Status::error("'" + word + "' is neither a command nor a file or folder that exists");
   return Status::error("unknown command '" + word + "'" + did_you_mean(word, command_words()));
 }
 

@@ -36,16 +36,7 @@ int run_preflight(const Options& options, Output& out) {
               "sizes (--heads, --kv-heads, ...)\n");
       return 2;
     }
-    const tp::Geometry& g = model->geometry;
-    shape.heads = g.heads;
-    shape.kv_heads = g.kv_heads;
-    shape.hidden = g.hidden;
-    shape.ffn = g.ffn;
-    shape.moe_ffn = g.moe_ffn;
-    shape.experts = g.experts;
-    shape.vocab = g.vocab;
-    shape.layers = g.layers;
-    shape.vision_heads = g.vision_heads;
+    static_cast<tp::Geometry&>(shape) = model->geometry;
     shape.model_type = model->id;
   }
   if (!options.config.empty()) {

@@ -121,6 +121,25 @@ TEST_CASE("a misspelt command or option gets a two-line error with did you mean,
         "faultline: unknown command 'frobnicate'\nRun 'faultline help' for the commands.\n");
 }
 
+TEST_CASE("a first word that is a file, a folder or - is a diagnosis of it, as 'diagnose' would give") {
+  std::string log = source_dir() + "/corpus/001-torchrun-rank-vllm-heads-32-tp6-rank3/log.txt";
+  RunResult direct = run_faultline({log, "--format", "json"});
+  RunResult spelled = run_faultline({"diagnose", log, "--format", "json"});
+  CHECK(direct.exit_code == 1);
+  CHECK(direct.exit_code == spelled.exit_code);
+  CHECK(direct.out == spelled.out);
+  CHECK(direct.out.find("\"tp.heads_not_divisible\"") != std::string::npos);
+  std::string text = "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  RunResult piped = run_faultline({"-"}, text);
+  CHECK(piped.out == run_faultline({"diagnose"}, text).out);
+  CHECK(piped.exit_code == 1);
+  RunResult missing = run_faultline({"no-such-dir/crash.log"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err ==
+        "faultline: 'no-such-dir/crash.log' is neither a command nor a file or folder that exists\n"
+        "Run 'faultline help' for the commands.\n");
+}
+
 TEST_CASE("each command's --help lists its own options and an example") {
   RunResult preflight = run_faultline({"preflight", "--help"});
   CHECK(preflight.exit_code == 0);
