@@ -15,6 +15,17 @@ using rules::Role;
 using Reason = ConfidenceReason;
 using Kind = ConfidenceReason::Kind;
 
+// The reason that said no line names the rank gives way to the one that names it now; the
+// reasons after it (other root-cause findings) stay.
+void replace_no_rank_reason(Diagnosis& diagnosis, Reason reason) {
+  auto it = std::find_if(diagnosis.reasons.begin(), diagnosis.reasons.end(),
+                         [](const Reason& held) { return held.kind == Kind::kNoRankNamed; });
+  if (it != diagnosis.reasons.end())
+    *it = std::move(reason);
+  else
+    diagnosis.reasons.push_back(std::move(reason));
+}
+
 // The same failure often appears twice: a bare error line that names no rank, and a relay of it
 // (a watchdog, a launcher) that does. One rank named by the relays is it.
 void name_rank_from_relay(Diagnosis& diagnosis, const FindingGroup& chosen,
@@ -26,7 +37,7 @@ void name_rank_from_relay(Diagnosis& diagnosis, const FindingGroup& chosen,
   }
   if (named.size() != 1) return;
   diagnosis.initiating_rank = *named.begin();
-  diagnosis.reasons.back() = Reason(Kind::kRelayNamesRank).set("rank", *named.begin());
+  replace_no_rank_reason(diagnosis, Reason(Kind::kRelayNamesRank).set("rank", *named.begin()));
   diagnosis.confidence = std::min(1.0, diagnosis.confidence + 0.05);
 }
 
@@ -54,13 +65,13 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
   if (!chosen.ranks.empty()) return;
   if (shape.ranks_seen.size() == 1) {
     diagnosis.initiating_rank = shape.ranks_seen.front();
-    diagnosis.reasons.back() = Reason(Kind::kOnlyRankInLogs).set("rank", shape.ranks_seen.front());
+    replace_no_rank_reason(diagnosis, Reason(Kind::kOnlyRankInLogs).set("rank", shape.ranks_seen.front()));
     return;
   }
   auto local_rank = int_fact(chosen.facts, "local_rank");
   if (local_rank && shape.hosts.size() <= 1 && shape.ranks_seen.empty()) {
     diagnosis.initiating_rank = static_cast<int>(*local_rank);
-    diagnosis.reasons.back() = Reason(Kind::kLauncherLocalRank).set("local_rank", *local_rank);
+    replace_no_rank_reason(diagnosis, Reason(Kind::kLauncherLocalRank).set("local_rank", *local_rank));
     return;
   }
   if (!shape.ranks_seen.empty() || shape.hosts.size() > 1 || members.empty()) return;
@@ -73,8 +84,8 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
   }
   if (devices.size() != 1 || pids.size() != 1) return;
   diagnosis.initiating_rank = static_cast<int>(*devices.begin());
-  diagnosis.reasons.back() =
-      Reason(Kind::kOneProcessDevice).set("pid", *pids.begin()).set("device", *devices.begin());
+  replace_no_rank_reason(
+      diagnosis, Reason(Kind::kOneProcessDevice).set("pid", *pids.begin()).set("device", *devices.begin()));
 }
 
 // NCCL peers that other ranks lost point at the rank that went away. Among several ranks that

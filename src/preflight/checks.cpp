@@ -144,20 +144,6 @@ void virtual_pipeline_check(const ModelShape& shape, const Plan& plan, int64_t p
   checks.push_back(check);
 }
 
-tp::Geometry geometry_of(const ModelShape& shape) {
-  tp::Geometry model;
-  model.heads = shape.heads;
-  model.kv_heads = shape.kv_heads;
-  model.hidden = shape.hidden;
-  model.ffn = shape.ffn;
-  model.moe_ffn = shape.moe_ffn;
-  model.experts = shape.experts;
-  model.vocab = shape.vocab;
-  model.layers = shape.layers;
-  model.vision_heads = shape.vision_heads;
-  return model;
-}
-
 }  // namespace
 
 void apply_framework(const std::string& framework, Plan& plan) {
@@ -312,9 +298,8 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
                              "tp.heterogeneous_gpus"});
   }
   // What the model accepts, whatever the GPUs: the layouts below say what fits them.
-  tp::Geometry model = geometry_of(shape);
   int64_t limit = shape.heads ? *shape.heads : std::max<int64_t>(plan.gpus.value_or(64), 64);
-  result.valid_tp = tp::valid_tp(model, std::min<int64_t>(limit, 1024), plan.rules);
+  result.valid_tp = tp::valid_tp(shape, std::min<int64_t>(limit, 1024), plan.rules);
   if (plan.ep) {
     auto pool = tp::expert_pool(plan.rules, plan.gpus, plan.tp, plan.pp);
     result.valid_ep = tp::valid_ep(shape.experts, pool, pool.value_or(shape.experts.value_or(*plan.ep)));
@@ -326,7 +311,7 @@ PreflightResult run_checks(const ModelShape& shape, const Plan& plan) {
       for (const auto& layout : tp::layouts(*plan.gpus / replicas)) {
         bool stages_fit = !shape.layers || (plan.layers_divisible ? *shape.layers % layout.pp == 0
                                                                   : layout.pp <= *shape.layers);
-        if (tp::tp_fits(model, layout.tp, plan.rules) && stages_fit && fits_memory(layout.tp * layout.pp)) {
+        if (tp::tp_fits(shape, layout.tp, plan.rules) && stages_fit && fits_memory(layout.tp * layout.pp)) {
           result.layouts.push_back(layout.to_string() +
                                    (replicas > 1 ? " (" + std::to_string(replicas) + " replicas)" : ""));
         }

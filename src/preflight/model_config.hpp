@@ -9,19 +9,13 @@
 #include <string>
 
 #include "base/status.hpp"
+#include "tp/layout.hpp"
 
 namespace faultline::preflight {
 
-struct ModelShape {
-  std::optional<int64_t> heads;
-  std::optional<int64_t> kv_heads;
-  std::optional<int64_t> hidden;
-  std::optional<int64_t> ffn;
-  std::optional<int64_t> moe_ffn;
-  std::optional<int64_t> experts;
-  std::optional<int64_t> vocab;
-  std::optional<int64_t> layers;
-  std::optional<int64_t> vision_heads;  // the vision tower's heads (vision_config), which TP shards too
+// The sizes are tp::Geometry's, the one model-shape type that src/tp's arithmetic, the model
+// catalogue and the remedy use; the config adds where they came from.
+struct ModelShape : tp::Geometry {
   std::string model_type;
   std::string section;  // "" or the nested object the sizes came from ("text_config")
 };

@@ -51,6 +51,14 @@ void write_action(JsonWriter& json, const correlate::Action& action) {
     json.key("pp");
     write_sizes(json, action.valid_pp);
   }
+  if (action.expert && !action.expert->valid_ep.empty()) {
+    json.key("ep");
+    write_sizes(json, action.expert->valid_ep);
+  }
+  if (action.virtual_pipeline && !action.virtual_pipeline->valid_vp.empty()) {
+    json.key("vp");
+    write_sizes(json, action.virtual_pipeline->valid_vp);
+  }
   json.end_object();
   json.key("suggest");
   if (action.suggest) {

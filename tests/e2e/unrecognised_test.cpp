@@ -172,6 +172,30 @@ TEST_CASE("the remedy of a Megatron log with 40 heads, 8 query groups, world 12 
   CHECK(query_groups);
 }
 
+// The sizes valid.KEY lists: each divides the fact DIVIDEND of the diagnosis, the job's own
+// size (the fact KEY) is not among them, and the suggested setting is one of them.
+static void check_valid_sizes(const std::string& corpus_case, const char* key, const char* dividend,
+                              const char* setting) {
+  CAPTURE(corpus_case);
+  RunResult run = run_faultline({"diagnose", "--format", "jsonl", corpus_log(corpus_case)});
+  simdjson::dom::parser parser;
+  auto diagnosis = parse(parser, run.out)["jobs"].at(0)["diagnosis"];
+  int64_t whole = diagnosis["facts"][dividend].get_int64();
+  int64_t own = diagnosis["facts"][key].get_int64();
+  std::vector<int64_t> valid = sizes(diagnosis["action"]["valid"][key]);
+  REQUIRE_FALSE(valid.empty());
+  for (int64_t size : valid) CHECK(whole % size == 0);
+  CHECK(std::find(valid.begin(), valid.end(), own) == valid.end());
+  int64_t suggested = diagnosis["action"]["settings"][setting].get_int64();
+  CHECK(std::find(valid.begin(), valid.end(), suggested) != valid.end());
+}
+
+TEST_CASE("the remedy lists the expert-parallel and virtual pipeline sizes that fit, beside TP and PP") {
+  check_valid_sizes("607-vllm-ep-256-experts-ep3", "ep", "experts", "expert_parallel_size");
+  check_valid_sizes("923-torchrun-mcore-interleaved-vp4-layers-per-stage-14", "vp", "layers_per_stage",
+                    "virtual_pipeline_model_parallel_size");
+}
+
 TEST_CASE("preflight --model takes the catalogue's sizes, and says an id it does not hold is unknown") {
   RunResult qwen = run_faultline({"preflight", "--model", "Qwen/Qwen2.5-7B-Instruct", "--tp", "8"});
   CHECK(qwen.exit_code == 1);
