@@ -487,9 +487,13 @@ void Assembler::push(const parse::Line& line, uint64_t sequence) {
   // A line that continues no record ends a held event of another stream now, as that stream's
   // next line would: nothing after it can continue the event, and the sparse read need not
   // read on line by line until that stream speaks again.
-  if (held_ && held_ != &stream && !line.continues_record && !line.continues_previous && held_->held())
+  if (held_ && held_ != &stream && !line.continues_record && !line.continues_previous && held_->held()) {
     held_->finish();
+    --open_streams_;  // it was held, and is idle now
+  }
+  bool was_idle = stream.idle();
   stream.push(line, sequence);
+  open_streams_ += (was_idle ? 0 : -1) + (stream.idle() ? 0 : 1);
   held_ = stream.held() ? &stream : nullptr;
   last_stream_[line.source] = &stream;
   if (stream.in_traceback()) last_traceback_stream_[line.source] = &stream;
@@ -497,6 +501,7 @@ void Assembler::push(const parse::Line& line, uint64_t sequence) {
 
 void Assembler::finish() {
   for (auto& [key, stream] : streams_) stream->finish();
+  open_streams_ = 0;
 }
 
 bool Assembler::has_open_event(uint32_t source) const {
@@ -521,10 +526,7 @@ void Assembler::collect_open_lines(std::vector<std::pair<uint32_t, uint64_t>>& l
 }
 
 bool Assembler::idle() const {
-  for (const auto& [key, stream] : streams_) {
-    if (!stream->idle()) return false;
-  }
-  return true;
+  return open_streams_ == 0;
 }
 
 }  // namespace faultline::assemble

@@ -69,6 +69,9 @@ class Assembler {
   // The stream whose single-line event is held for a continuation, if any: only the next line
   // parsed may continue it (LineParser: a record's indented lines, a hard wrap's tail).
   Stream* held_ = nullptr;
+  // How many streams are not idle: the sparse read asks idle() before every line it may skip,
+  // and a 64-rank job has hundreds of streams. Only push and finish change a stream's state.
+  size_t open_streams_ = 0;
 };
 
 }  // namespace faultline::assemble

@@ -38,7 +38,7 @@ bool is_decimal_measurement(const Value& value) {
 // What two occurrences must share to fold. For a rule that knows its error, the fingerprint of
 // what it matched is correlate's; an error no rule knows is keyed by its whole text, which is
 // finer than its template. The facts keep apart what correlate compares across occurrences.
-std::string fold_key(const Finding& finding) {
+std::string make_fold_key(const Finding& finding) {
   std::string key = finding.rule->id;
   key += '\x1f';
   if (finding.rule->cause == kUnrecognisedCause) {
@@ -88,7 +88,7 @@ OccurrenceFold fold_occurrences(std::vector<Finding>& findings, const std::vecto
 
   // Frozen findings by key, in input order; recoveries by rank, for errors no rule knows.
   std::vector<bool> remove(findings.size(), false);
-  std::unordered_map<std::string, std::vector<size_t>> by_key;
+  std::unordered_map<std::string_view, std::vector<size_t>> by_key;  // views of the findings' keys
   std::map<int, std::vector<uint64_t>> recoveries;
   for (const auto& finding : findings) {
     if (finding.rule->role == rules::Role::kRecovery) recoveries[finding.rank].push_back(finding.sequence);
@@ -105,7 +105,9 @@ OccurrenceFold fold_occurrences(std::vector<Finding>& findings, const std::vecto
     // An error no rule knows is weighed against the recoveries of its rank: fold it only where
     // no recovery can still come before it.
     if (finding.rule->cause == kUnrecognisedCause && finding.sequence >= open_since) continue;
-    by_key[fold_key(finding)].push_back(i);
+    Finding& keyed = findings[i];
+    if (keyed.fold_key.empty()) keyed.fold_key = make_fold_key(keyed);
+    by_key[keyed.fold_key].push_back(i);
   }
   for (auto& [key, members] : by_key) {
     if (members.size() < 3) continue;

@@ -36,6 +36,9 @@ struct Finding {
   // Later occurrences of the same finding folded into this one while the job was read
   // (correlate/occurrence_fold.hpp): each counts as an occurrence; their evidence is sampled.
   uint64_t folded = 0;
+  // What occurrence folding keys the finding by, once it has been computed: the fields it reads
+  // do not change after the finding is made, and a dense log is folded many times over.
+  std::string fold_key;
 };
 
 }  // namespace faultline::rules

@@ -1,5 +1,7 @@
 #include "rules/template_match.hpp"
 
+#include <cstring>
+
 #include "base/text.hpp"
 
 namespace faultline::rules {
@@ -126,34 +128,53 @@ bool digit_uniform(std::string_view regex) {
   return true;
 }
 
-uint64_t TemplateCache::template_hash(uint64_t pattern, std::string_view text) {
-  uint64_t hash = 1469598103934665603ull ^ pattern * 0x9e3779b97f4a7c15ull;
-  for (char c : text) {
-    hash ^= static_cast<unsigned char>(template_byte(c));
-    hash *= 1099511628211ull;
+// The template of the text the engine runs its patterns on, made once for all of them: a line is
+// tried by many patterns in a row. The text is compared, not trusted by its address: a buffer
+// refilled in place may hold another line of the same length.
+const TemplateCache::Prepared& TemplateCache::prepare(std::string_view text) {
+  if (text.size() == prepared_.source.size() &&
+      std::memcmp(text.data(), prepared_.source.data(), text.size()) == 0)
+    return prepared_;
+  prepared_.source.assign(text.data(), text.size());
+  prepared_.text.resize(text.size());
+  for (size_t i = 0; i < text.size(); ++i) prepared_.text[i] = template_byte(text[i]);
+  // Eight bytes at a step: the slot is only a hint, the template is compared whole.
+  uint64_t hash = 1469598103934665603ull;
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, prepared_.text.data() + i, 8);
+    hash = (hash ^ word) * 0x9e3779b97f4a7c15ull;
+    hash ^= hash >> 32;
   }
-  return hash ^ text.size();
+  for (; i < text.size(); ++i)
+    hash = (hash ^ static_cast<unsigned char>(prepared_.text[i])) * 1099511628211ull;
+  prepared_.hash = hash ^ text.size();
+  return prepared_;
+}
+
+uint64_t TemplateCache::slot_hash(uint64_t pattern, uint64_t text_hash) {
+  uint64_t hash = (text_hash ^ pattern * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+  return hash ^ (hash >> 29);
 }
 
 const TemplateCache::Result* TemplateCache::find(uint64_t pattern, std::string_view text) {
   if (text.size() > kMaxText) return nullptr;
-  uint64_t hash = template_hash(pattern, text);
+  const Prepared& prepared = prepare(text);
+  uint64_t hash = slot_hash(pattern, prepared.hash);
   const Entry& entry = slots_[hash & (kSlots - 1)];
-  if (entry.pattern != pattern || entry.hash != hash || entry.text.size() != text.size()) return nullptr;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (entry.text[i] != template_byte(text[i])) return nullptr;
-  }
+  if (entry.pattern != pattern || entry.hash != hash || entry.text != prepared.text) return nullptr;
   return &entry.result;
 }
 
 void TemplateCache::store(uint64_t pattern, std::string_view text, Result result) {
   if (text.size() > kMaxText) return;
-  uint64_t hash = template_hash(pattern, text);
+  const Prepared& prepared = prepare(text);
+  uint64_t hash = slot_hash(pattern, prepared.hash);
   Entry& entry = slots_[hash & (kSlots - 1)];
   entry.pattern = pattern;
   entry.hash = hash;
-  entry.text.resize(text.size());
-  for (size_t i = 0; i < text.size(); ++i) entry.text[i] = template_byte(text[i]);
+  entry.text = prepared.text;
   entry.result = std::move(result);
 }
 

@@ -47,8 +47,16 @@ class TemplateCache {
     std::string text;  // the template
     Result result;
   };
-  static uint64_t template_hash(uint64_t pattern, std::string_view text);
+  // The last text met and its template, with the template's hash.
+  struct Prepared {
+    std::string source;
+    std::string text;
+    uint64_t hash = 0;
+  };
+  const Prepared& prepare(std::string_view text);
+  static uint64_t slot_hash(uint64_t pattern, uint64_t text_hash);
   std::vector<Entry> slots_ = std::vector<Entry>(kSlots);
+  Prepared prepared_;
 };
 
 }  // namespace faultline::rules
