@@ -23,6 +23,9 @@ inline bool is_alpha(char c) {
 inline bool is_word(char c) {
   return is_alpha(c) || is_digit(c) || c == '_';
 }
+inline bool is_hex_digit(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // `bytes` as the initialiser of a C++ char array ('\x..', 24 a line), for the build tools that
 // write generated sources (faultline-packc, faultline-screenc).

@@ -45,10 +45,6 @@ std::string fingerprint(std::string_view cause, std::string_view message) {
 
 namespace {
 
-bool is_hex_digit(char c) {
-  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-}
-
 // A token of 8 or more hex digits holding at least one digit and one letter (a hash, an id).
 size_t hex_run(std::string_view text, size_t i) {
   size_t end = i;
