@@ -361,7 +361,8 @@ struct Assembler::Stream {
     event_.device = line.device;
     event_.time = line.time;
     event_.time_inherited = line.time_inherited;
-    if (event_.rank < 0 && pending_rank_ >= 0) event_.rank = pending_rank_;
+    event_.rank_from_header = event_.rank < 0 && pending_rank_ >= 0;
+    if (event_.rank_from_header) event_.rank = pending_rank_;
     pending_rank_ = -1;
     event_.sequence = sequence;
     add_line(line);

@@ -29,6 +29,9 @@ struct Event {
 
   EventKind kind = EventKind::kLogError;
   int rank = -1;
+  // The rank came from a header line above the event, not from its lines' prefixes
+  // (torch.multiprocessing.spawn's "-- Process 3 terminated with the following error:").
+  bool rank_from_header = false;
   int local_rank = -1;
   std::string host;
   int64_t pid = 0;

@@ -25,6 +25,9 @@ void devices_after(std::string_view text, std::string_view label, std::set<int>&
     auto number = take_integer(rest);
     bool word_end = rest.empty() || !(is_digit(rest.front()) || rest.front() == '.' ||
                                       std::isalpha(static_cast<unsigned char>(rest.front())));
+    // "GPU 0000:c1:00.0": a PCI address (its domain, then the bus), not a device index.
+    bool pci_address = rest.size() >= 2 && rest.front() == ':' && is_hex_digit(rest[1]);
+    word_end = word_end && !pci_address;
     if (word_start && number && word_end && *number < 1 << 10) out.insert(static_cast<int>(*number));
     size_t next = find_text(text.substr(at + 1), label);
     at = next == std::string_view::npos ? next : at + 1 + next;

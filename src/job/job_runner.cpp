@@ -21,11 +21,34 @@ std::shared_ptr<const screen::Screens> make_screens(const rules::Engine& engine)
   return std::make_shared<screen::Screens>([&engine] { return job_literals(engine); }, prebuilt);
 }
 
+namespace {
+
+// An event whose rank its stream learned from a header before it (torch.multiprocessing.spawn's
+// "-- Process 3 terminated with the following error:") gives that rank to the findings of line
+// rules on its lines that named none: they were matched before the event was whole.
+void give_event_rank(const assemble::Event& event, std::vector<rules::Finding>& findings) {
+  for (auto it = findings.rbegin(); it != findings.rend() && it->sequence >= event.sequence; ++it) {
+    if (it->rank >= 0 || it->evidence.empty()) continue;
+    const rules::Evidence& first = it->evidence.front();
+    bool on_event = std::any_of(event.lines.begin(), event.lines.end(), [&](const assemble::EventLine& line) {
+      return line.source == first.source && line.number == first.line;
+    });
+    if (!on_event) continue;
+    it->rank = event.rank;
+    for (auto& evidence : it->evidence) {
+      if (evidence.rank < 0) evidence.rank = event.rank;
+    }
+  }
+}
+
+}  // namespace
+
 struct JobRunner::Stages {
   explicit Stages(JobRunner& runner)
       : parser(processes), assembler([&runner, this](assemble::Event&& event) {
           bool screens = runner.dense_head_bytes_ != UINT64_MAX;  // else every rule runs, as a check
           runner.engine_.match_event(event, runner.findings_, screens ? &owners_in : nullptr);
+          if (event.rank_from_header) give_event_rank(event, runner.findings_);
         }) {
     // An event's candidate rules: the owners of the literals its text holds.
     owners_in = [&runner](std::string_view text, std::vector<uint32_t>& owners) {

@@ -583,6 +583,11 @@ TEST_CASE("cuda:N in an error's frame and device N in its message are device clu
   CHECK_FALSE(faultline::correlate::device_named_by(two).has_value());
   auto size = finding(oom_rule(), -1, 0, {}, "GPU 5.5 GiB; cudaDevice 3");
   CHECK_FALSE(faultline::correlate::device_named_by(size).has_value());
+  // A kernel line names the GPU by its PCI address: the domain before the bus is no device.
+  auto pci = finding(oom_rule(), -1, 0, {}, "NVRM: GPU 0000:c1:00.0: RmInitAdapter failed! (0x24:0x72:1568)");
+  CHECK_FALSE(faultline::correlate::device_named_by(pci).has_value());
+  auto index = finding(oom_rule(), -1, 0, {}, "CUDA error on GPU 2: out of memory");
+  CHECK(faultline::correlate::device_named_by(index) == std::optional<int>(2));
 }
 
 TEST_CASE("a device named by an error that is not a CUDA error is no rank clue") {

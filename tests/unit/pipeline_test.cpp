@@ -165,3 +165,22 @@ TEST_CASE("JobRunner skips a path that cannot be opened") {
   CHECK(runner.skipped()[0].source == "/nonexistent/dir/rank0.log");
   CHECK(runner.skipped()[0].reason == "No such file or directory");
 }
+
+TEST_CASE("a line rule's finding inside a spawned process's traceback takes the process from its header") {
+  // torch.multiprocessing.spawn names the process above the traceback, not on its lines.
+  std::string text =
+      "torch.multiprocessing.spawn.ProcessRaisedException:\n"
+      "\n"
+      "-- Process 2 terminated with the following error:\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/srv/train/main.py\", line 55, in worker\n"
+      "    loss.backward()\n"
+      "RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  auto findings = findings_for_text(engine(), text);
+  REQUIRE_FALSE(findings.empty());
+  for (const auto& finding : findings) {
+    CAPTURE(finding.rule->id);
+    CHECK(finding.rank == 2);
+    for (const auto& evidence : finding.evidence) CHECK(evidence.rank == 2);
+  }
+}
