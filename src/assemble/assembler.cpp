@@ -21,8 +21,13 @@ constexpr size_t kMaxStreams = 4096;
 // `  File "x.py", line 3, in f`: a frame, which also starts a traceback pasted without its
 // header.
 bool is_frame_line(string_view text) {
-  text = trim_left(text);
-  return text.starts_with("File \"") && text.find("\", line ") != string_view::npos;
+  return is_frame_header(trim_left(text));
+}
+
+// `    assert heads % tp == 0`: the source line of the frame that raised a bare AssertionError,
+// all a paste may keep of its traceback.
+bool is_assert_statement(string_view text) {
+  return !text.empty() && is_space(text.front()) && trim_left(text).starts_with("assert ");
 }
 
 bool is_chaining_line(string_view text) {
@@ -94,6 +99,20 @@ bool looks_like_traceback_line(string_view text) {
 
 }  // namespace
 
+bool is_frame_header(string_view text) {
+  constexpr string_view kLine = "\", line ";
+  if (text.starts_with("File \"")) return text.find(kLine) != string_view::npos;
+  // Cut off: a path with no space or quote in it, then `", line N, in `.
+  size_t quote = text.find(kLine);
+  if (quote == string_view::npos || quote == 0 ||
+      text.substr(0, quote).find_first_of(" \t\"'") != string_view::npos ||
+      !text.substr(0, quote).ends_with(".py"))
+    return false;
+  string_view rest = text.substr(quote + kLine.size());
+  if (!take_integer(rest)) return false;
+  return rest.starts_with(", in ");
+}
+
 const char* to_string(EventKind kind) {
   switch (kind) {
     case EventKind::kTraceback:
@@ -164,7 +183,7 @@ struct Assembler::Stream {
         } else if (indented_exception(text)) {
           start_message(line);
         } else {
-          if (frame_indent_ == string_view::npos && trim_left(text).starts_with("File \""))
+          if (frame_indent_ == string_view::npos && is_frame_line(text))
             frame_indent_ = text.size() - trim_left(text).size();
           add_line(line);
         }
@@ -271,7 +290,10 @@ struct Assembler::Stream {
       if (keep_previous) event_.lines.insert(event_.lines.begin(), previous_);
       state_ = State::kFrames;
     } else if (is_exception_line(text, true)) {
+      bool keep_assert = !previous_.text.empty() && is_assert_statement(previous_.text) &&
+                         text.starts_with("AssertionError");
       begin(line, sequence, EventKind::kException);
+      if (keep_assert) event_.lines.insert(event_.lines.begin(), previous_);
       set_message(line);
     } else if (text.starts_with(kTerminateHeader)) {
       begin(line, sequence, EventKind::kTerminate);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/timestamp.hpp"
@@ -15,6 +16,10 @@ namespace faultline::assemble {
 enum class EventKind { kTraceback, kException, kLogError, kTerminate, kNcclWarn };
 
 const char* to_string(EventKind kind);
+
+// A Python traceback's frame line, its indentation removed: `File "x.py", line 3, in f`, or one
+// that a paste cut off at its left (`models/chatglm.py", line 53, in __init__`).
+bool is_frame_header(std::string_view text);
 
 struct EventLine {
   uint32_t source = 0;

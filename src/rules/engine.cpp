@@ -141,9 +141,7 @@ bool match_frames(const Rule& rule, const std::vector<std::string>& frames, Rule
   return false;
 }
 
-bool is_frame_header(std::string_view text) {
-  return text.starts_with("File \"") && text.find("\", line ") != text.npos;
-}
+using assemble::is_frame_header;
 
 }  // namespace
 
@@ -174,6 +172,12 @@ std::vector<std::string> traceback_frames(const assemble::Event& event) {
   size_t end = event.message.empty() ? event.lines.size() : std::min(event.message_line, event.lines.size());
   for (size_t i = 0; i < end; ++i) {
     std::string_view text = trim(event.lines[i].text);
+    // The code line of a frame whose header a paste cut off above it: a frame of source alone.
+    if (i == 0 && !text.empty() && !is_frame_header(text) && !text.starts_with("Traceback ") &&
+        is_space(event.lines[i].text.front())) {
+      frames.push_back("\n" + std::string(text));
+      continue;
+    }
     if (!is_frame_header(text)) continue;
     std::string frame(text);
     if (i + 1 < end) {

@@ -323,3 +323,37 @@ TEST_CASE(
   CHECK(events[0].message == "AssertionError");
   CHECK(events[0].lines.size() == 6);
 }
+
+TEST_CASE("a frame line cut off at its left by a paste is a frame, and starts a traceback") {
+  using faultline::assemble::is_frame_header;
+  CHECK(is_frame_header("File \"/srv/model.py\", line 53, in __init__"));
+  CHECK(is_frame_header("models/chatglm.py\", line 53, in __init__"));
+  CHECK_FALSE(is_frame_header("see models/chatglm.py\", line 53, in __init__"));  // prose before it
+  CHECK_FALSE(is_frame_header("chatglm.py\", line fifty, in __init__"));
+  CHECK_FALSE(is_frame_header("notes.txt\", line 53, in __init__"));
+  auto events = assemble(
+      "vllm/model_executor/models/chatglm.py\", line 53, in __init__\n"
+      "    assert self.total_num_kv_heads % tp_size == 0\n"
+      "AssertionError\n");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == EventKind::kTraceback);
+  CHECK(events[0].exception_type == "AssertionError");
+  CHECK(events[0].lines.size() == 3);
+}
+
+TEST_CASE("a bare AssertionError keeps the assert statement printed above it") {
+  auto events = assemble(
+      "    assert in_features % self.tp_world_size == 0\n"
+      "AssertionError\n");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == EventKind::kException);
+  CHECK(texts(events[0]) ==
+        std::vector<std::string>{"    assert in_features % self.tp_world_size == 0", "AssertionError"});
+  CHECK(events[0].message_line == 1);
+  // Another exception keeps no code line: only an assert is the statement that raised it.
+  auto other = assemble(
+      "    assert ready\n"
+      "ValueError: bad size\n");
+  REQUIRE(other.size() == 1);
+  CHECK(other[0].lines.size() == 1);
+}

@@ -430,3 +430,17 @@ TEST_CASE("a line's candidates are the line rules among the owners hit in it") {
   Engine::BlockScreen screen = engine.screen_for_owners(owners);
   CHECK(screen.rules == line_rules);
 }
+
+TEST_CASE("traceback_frames: the code line of a frame cut off above is a frame of source alone") {
+  using faultline::rules::traceback_frames;
+  auto bare = event_of({"    assert in_features % self.tp_world_size == 0", "AssertionError"});
+  CHECK(traceback_frames(bare) == std::vector<std::string>{"\nassert in_features % self.tp_world_size == 0"});
+  auto cut = event_of({"    main()", "  File \"/srv/model.py\", line 12, in build",
+                       "    self.part = divide(h, tp)", "AssertionError: 7 is not divisible by 2"});
+  CHECK(traceback_frames(cut) ==
+        std::vector<std::string>{"File \"/srv/model.py\", line 12, in build\nself.part = divide(h, tp)",
+                                 "\nmain()"});
+  auto whole = event_of({"Traceback (most recent call last):", "  File \"/srv/model.py\", line 12, in build",
+                         "    x = 1", "ValueError: no"});
+  CHECK(traceback_frames(whole).size() == 1);
+}
