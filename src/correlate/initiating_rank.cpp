@@ -28,13 +28,20 @@ Reason reporters(Kind kind, const std::vector<int>& ranks, bool all_ranked) {
 // otherwise nobody, said plainly rather than guessed from input order.
 // Only symptoms (collective timeouts): the rank that stopped is the one that did NOT time
 // out in the collective the others waited in, or the one whose NCCL work is furthest behind.
+// `symptoms`: every symptom of the job; a rank whose other symptom (a watchdog's work status
+// line) names the same collective waited in it too, and is not silent.
 std::optional<InitiatingRank> straggler(const FindingGroup& group, const std::vector<const Finding*>& members,
-                                        const std::vector<int>& ranks_seen, const Coverage& coverage) {
+                                        const std::vector<int>& ranks_seen, const Coverage& coverage,
+                                        const std::vector<const Finding*>& symptoms) {
   if (group.ranks.empty()) return std::nullopt;
   auto seq = int_fact(group.facts, "seq_num");
   if (seq && ranks_seen.size() > group.ranks.size()) {
+    std::set<int> waited(group.ranks.begin(), group.ranks.end());
+    for (const Finding* f : symptoms) {
+      if (f->rank >= 0 && int_fact(f->facts, "seq_num") == seq) waited.insert(f->rank);
+    }
     std::vector<int> silent;
-    std::set_difference(ranks_seen.begin(), ranks_seen.end(), group.ranks.begin(), group.ranks.end(),
+    std::set_difference(ranks_seen.begin(), ranks_seen.end(), waited.begin(), waited.end(),
                         std::back_inserter(silent));
     if (silent.size() == 1) {
       return InitiatingRank{silent.front(),
@@ -220,7 +227,7 @@ InitiatingRank initiating_rank_of(const FindingGroup& group, const std::vector<c
                                   const HostOffsets& offsets, const std::vector<const Finding*>& symptoms) {
   using rules::Role;
   std::optional<InitiatingRank> behind;
-  if (group.rule->role == Role::kSymptom) behind = straggler(group, members, ranks_seen, coverage);
+  if (group.rule->role == Role::kSymptom) behind = straggler(group, members, ranks_seen, coverage, symptoms);
   // Only symptoms, and no rank stands apart in the collective: the work counters of every
   // symptom (watchdog and heartbeat lines of other groups too) may show the rank that is behind.
   if (group.rule->role == Role::kSymptom && !behind) {

@@ -48,6 +48,11 @@ const RuleSet& test_rules() {
     title: Watchdog timeout
     role: symptom
     match: 'Watchdog caught collective operation timeout'
+  - id: nccl.watchdog_timeout.status_test
+    cause: nccl.watchdog_timeout
+    title: Watchdog work status
+    role: symptom
+    match: 'detected by watchdog at work'
 )",
                                              "correlate_test.yaml");
     REQUIRE_MESSAGE(rules.is_ok(), rules.status().message());
@@ -723,4 +728,21 @@ TEST_CASE("the ranks seen include the initiating rank, however it was named") {
   REQUIRE(analysis.diagnosis->initiating_rank.has_value());
   CHECK(std::binary_search(analysis.shape.ranks_seen.begin(), analysis.shape.ranks_seen.end(),
                            *analysis.diagnosis->initiating_rank));
+}
+
+TEST_CASE("a rank whose watchdog status line names the collective the others timed out in is not silent") {
+  JobShape shape;
+  shape.ranks_seen = {0, 1, 2};
+  auto status = finding(test_rules().find("nccl.watchdog_timeout.status_test"), 1, 1, at(10),
+                        "Exception (either an error or timeout) detected by watchdog at work: 1580");
+  status.facts = {{"seq_num", Value(int64_t{1580})}, {"last_completed", Value(int64_t{1579})}};
+  auto with_status = correlate("job", shape, {timed_out(0, "", 10, 0), status, timed_out(2, "", 10, 2)});
+  REQUIRE(with_status.diagnosis.has_value());
+  auto kinds = kinds_of(with_status);
+  CHECK(std::find(kinds.begin(), kinds.end(), Kind::kSilentInCollective) == kinds.end());
+  CHECK(with_status.diagnosis->initiating_rank != std::optional<int>(1));
+  // Rank 1 seen, but with nothing about that collective: it is the one that never reached it.
+  auto silent = correlate("job", shape, {timed_out(0, "", 10, 0), timed_out(2, "", 10, 2)});
+  REQUIRE(silent.diagnosis.has_value());
+  CHECK(silent.diagnosis->initiating_rank == std::optional<int>(1));
 }
