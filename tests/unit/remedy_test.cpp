@@ -189,8 +189,12 @@ constexpr std::string_view kVirtualPipeline =
     "(Megatron's argument dump states them, and with it the remedy checks --virtual-pipeline)";
 constexpr std::string_view kMeshOnly =
     "the message gives the mesh's size only: neither the world size nor a TP degree to fit";
+constexpr std::string_view kNoDegrees =
+    "the message gives the world size only, not the parallel degrees whose product fails to divide it";
 constexpr KnownGap kKnownGaps[] = {
     {"tp.size_exceeds_gpus.device_mesh_bigger", 2, kMeshOnly},
+    {"tp.size_exceeds_gpus.world_size_not_divisible_degrees", 1, kNoDegrees},
+    {"tp.size_exceeds_gpus.world_size_not_divisible_degrees", 2, kNoDegrees},
     {"pp.layers_not_divisible.megatron_virtual", 1, kVirtualPipeline},
     {"pp.layers_not_divisible.megatron_virtual", 2, kVirtualPipeline},
     {"tp.ffn_not_divisible.assert_frames", 3,
