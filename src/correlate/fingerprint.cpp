@@ -15,9 +15,15 @@ std::string mask_volatile(std::string_view message) {
   size_t line_end = message.find('\n');
   if (line_end != std::string_view::npos) message = message.substr(0, line_end);
   for (size_t i = 0; i < message.size();) {
+    // What needs no mask goes over in one piece, up to the next digit or slash.
+    size_t plain = i;
+    while (plain < message.size() && !is_digit(message[plain]) && message[plain] != '/') ++plain;
+    out.append(message.data() + i, plain - i);
+    i = plain;
+    if (i == message.size()) break;
     char c = message[i];
     bool hex = c == '0' && i + 1 < message.size() && (message[i + 1] == 'x' || message[i + 1] == 'X');
-    if (is_digit(c) || hex) {
+    if (is_digit(c)) {
       i += hex ? 2 : 0;
       while (i < message.size() &&
              (is_digit(message[i]) || (hex && std::isxdigit(static_cast<unsigned char>(message[i])))))
@@ -25,7 +31,7 @@ std::string mask_volatile(std::string_view message) {
       out += '#';
       continue;
     }
-    if (c == '/' && (i == 0 || !is_word(message[i - 1]))) {  // a path: up to the next space or quote
+    if (i == 0 || !is_word(message[i - 1])) {  // a path: up to the next space or quote
       while (i < message.size() && !is_space(message[i]) && message[i] != '"' && message[i] != '\'') ++i;
       out += "<path>";
       continue;
@@ -33,11 +39,19 @@ std::string mask_volatile(std::string_view message) {
     out += c;
     ++i;
   }
-  return std::string(trim(out));
+  std::string_view kept = trim(out);
+  if (kept.size() == out.size()) return out;
+  return std::string(kept);
 }
 
 std::string fingerprint(std::string_view cause, std::string_view message) {
-  uint64_t hash = fnv1a(std::string(cause) + "\n" + mask_volatile(message));
+  std::string masked = mask_volatile(message);
+  std::string keyed;
+  keyed.reserve(cause.size() + 1 + masked.size());
+  keyed.append(cause);
+  keyed += '\n';
+  keyed += masked;
+  uint64_t hash = fnv1a(keyed);
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
   return buffer;

@@ -1,8 +1,8 @@
 #include "correlate/occurrence_fold.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
-#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -39,29 +39,62 @@ bool is_decimal_measurement(const Value& value) {
 // what it matched is correlate's; an error no rule knows is keyed by its whole text, which is
 // finer than its template. The facts keep apart what correlate compares across occurrences.
 std::string make_fold_key(const Finding& finding) {
-  std::string key = finding.rule->id;
+  std::string key;
+  key.reserve(160);
+  key += finding.rule->id;
   key += '\x1f';
   if (finding.rule->cause == kUnrecognisedCause) {
     key += finding.matched;
   } else {
     key += fingerprint(finding.rule->cause, finding.matched);
   }
-  key += '\x1f' + std::to_string(finding.rank) + '/' + std::to_string(finding.local_rank) + '/' +
-         std::to_string(finding.pid) + '/' + std::to_string(finding.device) + '/' + finding.host + '/' +
-         finding.logged_at + (finding.time.valid ? 'T' : '-') + (finding.time_inherited ? 'i' : 'o');
+  auto number = [&key](int64_t value, char after) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    key.append(digits, end);
+    key += after;
+  };
+  key += '\x1f';
+  number(finding.rank, '/');
+  number(finding.local_rank, '/');
+  number(finding.pid, '/');
+  number(finding.device, '/');
+  key += finding.host;
+  key += '/';
+  key += finding.logged_at;
+  key += finding.time.valid ? 'T' : '-';
+  key += finding.time_inherited ? 'i' : 'o';
   for (const auto& [name, value] : finding.facts) {
-    key += '\x1f' + name + '=';
+    key += '\x1f';
+    key += name;
+    key += '=';
     if (!is_decimal_measurement(value)) key += to_display(value);
   }
   return key;
 }
+
+// Lines sorted, for a lookup by binary search: a few open events' lines, a few live findings'.
+class LineSet {
+ public:
+  void insert(Line line) { lines_.push_back(line); }
+  void seal() {
+    std::sort(lines_.begin(), lines_.end());
+    lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+  }
+  bool contains(Line line) const { return std::binary_search(lines_.begin(), lines_.end(), line); }
+
+ private:
+  std::vector<Line> lines_;
+};
 
 }  // namespace
 
 OccurrenceFold fold_occurrences(std::vector<Finding>& findings, const std::vector<Line>& open_event_lines,
                                 uint64_t open_since) {
   OccurrenceFold result;
-  std::set<Line> in_open_event(open_event_lines.begin(), open_event_lines.end());
+  LineSet in_open_event;
+  for (const Line& line : open_event_lines) in_open_event.insert(line);
+  in_open_event.seal();
   auto live = [&](const Finding& finding) {  // a line of it may still gain a finding
     return std::any_of(finding.evidence.begin(), finding.evidence.end(),
                        [&](const rules::Evidence& evidence) {
@@ -70,12 +103,13 @@ OccurrenceFold fold_occurrences(std::vector<Finding>& findings, const std::vecto
   };
   // The yield keep_highest_priority will apply at the end, applied to what folds.
   rules::LinePriorities priorities(findings);
-  std::set<Line> live_lines;  // the lines of findings still live
+  LineSet live_lines;  // the lines of findings still live
   for (const auto& finding : findings) {
     if (live(finding)) {
       for (const auto& evidence : finding.evidence) live_lines.insert({evidence.source, evidence.line});
     }
   }
+  live_lines.seal();
   // Settled: every finding that shares a line with it is here, and none can come.
   auto frozen = [&](const Finding& finding) {
     if (finding.evidence.empty()) return false;

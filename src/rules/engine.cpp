@@ -67,6 +67,11 @@ std::string frame_site(std::string_view frame) {
   return std::string(file) + " in " + std::string(header.substr(in + 5));
 }
 
+TemplateCache& template_cache() {
+  thread_local TemplateCache cache;
+  return cache;
+}
+
 // Runs `pattern` on `text`; a pattern that treats every digit alike reuses its result on the
 // text's template where this thread met that template before (template_match.hpp).
 bool match_groups(const Pattern& pattern, std::string_view text, std::vector<re2::StringPiece>& groups) {
@@ -77,7 +82,7 @@ bool match_groups(const Pattern& pattern, std::string_view text, std::vector<re2
     return regex.Match(input, 0, input.size(), RE2::UNANCHORED, groups.data(),
                        static_cast<int>(groups.size()));
   }
-  thread_local TemplateCache cache;
+  TemplateCache& cache = template_cache();
   if (const TemplateCache::Result* cached = cache.find(pattern.serial(), text)) {
     if (!cached->matched) return false;
     for (size_t i = 0; i < groups.size() && i < cached->groups.size(); ++i) {
@@ -103,6 +108,21 @@ bool match_groups(const Pattern& pattern, std::string_view text, std::vector<re2
   bool matched = result.matched;
   cache.store(pattern.serial(), text, std::move(result));
   return matched;
+}
+
+// Whether `pattern` matches anywhere in `text` (an `unless` veto): no groups, so RE2 needs no
+// submatch engine; cached as match_groups is, under a key of its own (no groups kept).
+bool matches_anywhere(const Pattern& pattern, std::string_view text) {
+  re2::StringPiece input(text.data(), text.size());
+  if (!pattern.digit_uniform()) return RE2::PartialMatch(input, pattern.regex());
+  constexpr uint64_t kWithoutGroups = uint64_t{1} << 63;
+  TemplateCache& cache = template_cache();
+  if (const TemplateCache::Result* cached = cache.find(pattern.serial() | kWithoutGroups, text))
+    return cached->matched;
+  TemplateCache::Result result;
+  result.matched = RE2::PartialMatch(input, pattern.regex());
+  cache.store(pattern.serial() | kWithoutGroups, text, result);
+  return result.matched;
 }
 
 bool captures_into(const Pattern& pattern, std::string_view text, Facts& facts, size_t* offset = nullptr,
@@ -146,19 +166,28 @@ using assemble::is_frame_header;
 }  // namespace
 
 LinePriorities::LinePriorities(const std::vector<Finding>& findings) {
+  highest_.reserve(findings.size());
   for (const auto& finding : findings) {
     if (finding.evidence.empty()) continue;
     const Evidence& first = finding.evidence.front();
-    auto [slot, inserted] = highest_.try_emplace({first.source, first.line}, finding.rule->priority);
-    if (!inserted) slot->second = std::max(slot->second, finding.rule->priority);
+    highest_.push_back({{first.source, first.line}, finding.rule->priority});
   }
+  // By line, the highest priority first: the first entry of each line is the one kept.
+  std::sort(highest_.begin(), highest_.end(), [](const Held& a, const Held& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  });
+  highest_.erase(std::unique(highest_.begin(), highest_.end(),
+                             [](const Held& a, const Held& b) { return a.first == b.first; }),
+                 highest_.end());
 }
 
 // A catch-all over a whole event yields to a line rule that knew the event's message line.
 bool LinePriorities::yields(const Finding& finding) const {
   return std::any_of(finding.evidence.begin(), finding.evidence.end(), [&](const Evidence& evidence) {
-    auto it = highest_.find({evidence.source, evidence.line});
-    return it != highest_.end() && finding.rule->priority < it->second;
+    std::pair<uint32_t, uint64_t> line{evidence.source, evidence.line};
+    auto it = std::lower_bound(highest_.begin(), highest_.end(), line,
+                               [](const Held& held, const auto& key) { return held.first < key; });
+    return it != highest_.end() && it->first == line && finding.rule->priority < it->second;
   });
 }
 
@@ -199,9 +228,8 @@ std::optional<RuleMatch> match_rule(const Rule& rule, std::string_view text,
   for (const auto& pattern : rule.match) {
     RuleMatch match;
     if (!captures_into(pattern, text, match.facts, &match.offset, &match.text)) continue;
-    re2::StringPiece input(text.data(), text.size());
     bool vetoed = std::any_of(rule.unless.begin(), rule.unless.end(),
-                              [&](const Pattern& veto) { return RE2::PartialMatch(input, veto.regex()); });
+                              [&](const Pattern& veto) { return matches_anywhere(veto, text); });
     if (vetoed) return std::nullopt;
     if (!rule.frames.empty() && !match_frames(rule, frames, match)) return std::nullopt;
     for (const auto& [name, expression] : rule.derive) {

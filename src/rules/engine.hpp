@@ -122,7 +122,8 @@ class LinePriorities {
   bool yields(const Finding& finding) const;
 
  private:
-  std::map<std::pair<uint32_t, uint64_t>, int> highest_;  // (source, line) -> highest priority held there
+  using Held = std::pair<std::pair<uint32_t, uint64_t>, int>;  // (source, line), highest priority there
+  std::vector<Held> highest_;                                  // sorted by line, one entry each
 };
 
 // Removes the findings that yield (LinePriorities); match_event applies priority within one event
