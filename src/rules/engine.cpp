@@ -489,11 +489,10 @@ const screen::Declarations* Engine::screen_literals() const {
 }
 
 bool Engine::line_rules_may_match(std::span<const uint32_t> owners, std::string_view text) const {
-  thread_local std::vector<re2::StringPiece> groups;
   for (uint32_t owner : owners) {
     if (owner >= all_rules_.size() || all_rules_[owner]->scope != Scope::kLine) return true;
     for (const auto& pattern : all_rules_[owner]->match) {
-      if (is_anchored(pattern.text) || match_groups(pattern, text, groups)) return true;
+      if (is_anchored(pattern.text) || matches_anywhere(pattern, text)) return true;
     }
   }
   return false;
