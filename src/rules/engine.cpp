@@ -168,7 +168,8 @@ using assemble::is_frame_header;
 LinePriorities::LinePriorities(const std::vector<Finding>& findings) {
   highest_.reserve(findings.size());
   for (const auto& finding : findings) {
-    if (finding.evidence.empty()) continue;
+    // A fact the line states (`tp_size=4`) is data, not a diagnosis: it outranks no rule there.
+    if (finding.evidence.empty() || finding.rule->role == Role::kFact) continue;
     const Evidence& first = finding.evidence.front();
     highest_.push_back({{first.source, first.line}, finding.rule->priority});
   }
@@ -183,6 +184,7 @@ LinePriorities::LinePriorities(const std::vector<Finding>& findings) {
 
 // A catch-all over a whole event yields to a line rule that knew the event's message line.
 bool LinePriorities::yields(const Finding& finding) const {
+  if (finding.rule->role == Role::kFact) return false;
   return std::any_of(finding.evidence.begin(), finding.evidence.end(), [&](const Evidence& evidence) {
     std::pair<uint32_t, uint64_t> line{evidence.source, evidence.line};
     auto it = std::lower_bound(highest_.begin(), highest_.end(), line,

@@ -407,6 +407,28 @@ TEST_CASE("keep_highest_priority weighs line rules against event rules on the sa
   CHECK(findings[0].rule->id == "unrecognised.line");
 }
 
+TEST_CASE("a fact stated on an error's line outranks no rule there, and yields to none") {
+  auto set = rules_from(R"(rules:
+  - id: fact.tp
+    cause: negative
+    role: fact
+    title: TP size
+    scope: line
+    match: '\btp_size=(?P<tp>\d+)'
+  - id: unrecognised.line
+    cause: unrecognised
+    title: Anything
+    scope: line
+    priority: -100
+    match: 'Error'
+)");
+  auto findings = match_line(set, "ValueError: got tp_size=4, dp_size=3");
+  REQUIRE(findings.size() == 2);
+  faultline::rules::keep_highest_priority(findings);
+  REQUIRE(findings.size() == 2);
+  CHECK(findings[0].rule->id != findings[1].rule->id);
+}
+
 TEST_CASE("a line holding no rule's literal gets no candidate rules") {
   static const RuleSet shipped = RuleSet::shipped();
   static const Engine engine(shipped);
