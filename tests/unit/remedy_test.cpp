@@ -191,7 +191,15 @@ constexpr std::string_view kMeshOnly =
     "the message gives the mesh's size only: neither the world size nor a TP degree to fit";
 constexpr std::string_view kNoDegrees =
     "the message gives the world size only, not the parallel degrees whose product fails to divide it";
+constexpr std::string_view kDpAttention =
+    "the size at fault is the data-parallel attention size, which divides the TP ranks: preflight checks no "
+    "DP "
+    "size";
 constexpr KnownGap kKnownGaps[] = {
+    {"tp.size_exceeds_gpus.dp_attention_assert", 1, kDpAttention},
+    {"tp.size_exceeds_gpus.dp_attention_assert", 2, kDpAttention},
+    {"tp.size_exceeds_gpus.dp_attention_wording", 1, kDpAttention},
+    {"tp.size_exceeds_gpus.dp_attention_wording", 2, kDpAttention},
     {"tp.size_exceeds_gpus.device_mesh_bigger", 2, kMeshOnly},
     {"tp.size_exceeds_gpus.world_size_not_divisible_degrees", 1, kNoDegrees},
     {"tp.size_exceeds_gpus.world_size_not_divisible_degrees", 2, kNoDegrees},
