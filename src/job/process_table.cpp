@@ -89,6 +89,14 @@ void ProcessTable::note_worker_failure(WorkerFailure failure) {
   worker_failures_.push_back(std::move(failure));
 }
 
+void ProcessTable::forget_rank(int64_t pid) {
+  auto found = pids_.find(pid);
+  if (found == pids_.end()) return;
+  found->second.rank = -1;
+  found->second.communicator_size = 0;
+  found->second.origin = RankOrigin::kNone;
+}
+
 void ProcessTable::learn_local_rank(int64_t pid, int local_rank) {
   if (pid == 0 || local_rank < 0) return;
   if (PidFacts* known = pid_entry(pid)) known->local_rank = local_rank;

@@ -65,6 +65,8 @@ class ProcessTable {
   void learn_engine_rank(int64_t pid, int rank, int64_t size, std::string_view host, uint64_t line);
   // A launcher names the pid's rank (a prefix or a failure summary): no communicator overrides it.
   void learn_launcher_rank(int64_t pid, int rank);
+  // What was learnt of the pid's rank was wrong (the pid drives several ranks): it has none.
+  void forget_rank(int64_t pid);
   void learn_local_rank(int64_t pid, int local_rank);
   void learn_pid_host(int64_t pid, std::string_view host);
   // What is known of `pid`, or null.

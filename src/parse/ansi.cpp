@@ -16,6 +16,9 @@ size_t csi_length(std::string_view text, size_t at, bool introduced) {
   while (i < text.size() && (is_digit(text[i]) || text[i] == ';')) ++i;
   if (i >= text.size()) return 0;
   char final_byte = text[i];
+  // A bare "[m" with no digits before a word is text ("[multiproc_executor.py:470]").
+  bool bare_reset = !introduced && i == at + 1;
+  if (final_byte == 'm' && bare_reset && i + 1 < text.size() && is_word(text[i + 1])) return 0;
   if (final_byte == 'm') return i + 1 - at;
   if (introduced && is_alpha(final_byte)) return i + 1 - at;
   return 0;

@@ -214,6 +214,10 @@ class PrefixScanner {
     if (!number || !take_char(rest, ']')) return false;
     if (role.empty()) {  // MPICH "[3] text", or a viewer's "[80746] [rank0]:…"
       if (!positional_bracket_allowed() || !take_char(rest, ' ')) return false;
+      // A bare number this large leading a line that names no rank is a process id (llama.cpp's
+      // server prints "[57663] …"), not an MPI label: the line keeps it as text.
+      constexpr int64_t kMaxLabelRank = 1 << 14;
+      if (*number >= kMaxLabelRank && !context_.line_numbered && !starts_with_rank_prefix(rest)) return false;
       notes_.leading_number = *number;
       // A line number stands in front of a prefix that names the rank; MPICH's label stands
       // in front of the process's own text (which may be an NCCL or log line).
@@ -501,7 +505,10 @@ class PrefixScanner {
     return true;
   }
 
-  // docker compose "trainer-1  | ", v1 "trainer_1  | ": the container is the host.
+  // docker compose "trainer-1  | ", v1 "trainer_1  | ", or a service's container_name with no
+  // replica number ("qwen3-next  | "): the container is the host. A name without the number must
+  // start with a letter and join words with '-' or '_', as container names do; a bare word before
+  // '|' ("loss | 0.52") is a table's cell.
   bool take_compose_prefix() {
     if (!positional_bracket_allowed()) return false;
     size_t length = 0;
@@ -510,9 +517,11 @@ class PrefixScanner {
     string_view name = rest_.substr(0, length);
     size_t digits = 0;
     while (digits < name.size() && is_digit(name[name.size() - 1 - digits])) ++digits;
-    if (digits == 0 || digits + 1 >= name.size()) return false;
-    char separator = name[name.size() - 1 - digits];
-    if (separator != '-' && separator != '_') return false;
+    bool replica = digits > 0 && digits + 1 < name.size() &&
+                   (name[name.size() - 1 - digits] == '-' || name[name.size() - 1 - digits] == '_');
+    bool container_name = is_alpha(name.front()) && name.find_first_of("-_") != string_view::npos &&
+                          name.back() != '-' && name.back() != '_';
+    if (!replica && !container_name) return false;
     string_view rest = rest_.substr(length);
     size_t spaces = 0;
     while (spaces < rest.size() && rest[spaces] == ' ') ++spaces;

@@ -88,6 +88,40 @@ bool engine_rank_line(string_view text, int64_t& rank, int64_t& size) {
   return true;
 }
 
+// nccl-tests' table of the job, one line a rank, before any test runs:
+// "#  Rank  8 Group  0 Pid   9930 on      nodeB device  0 [0x53] NVIDIA H100 80GB HBM3".
+struct TableRank {
+  int64_t rank = -1, pid = 0, device = -1;
+  string_view host;
+};
+std::optional<TableRank> nccl_tests_rank_line(string_view text) {
+  if (!text.starts_with('#')) return std::nullopt;
+  string_view rest = trim_left(text.substr(1));
+  auto field = [&rest](string_view label) -> std::optional<int64_t> {
+    if (!rest.starts_with(label)) return std::nullopt;
+    rest = trim_left(rest.substr(label.size()));
+    auto value = take_integer(rest);
+    rest = trim_left(rest);
+    return value;
+  };
+  TableRank row;
+  auto rank = field("Rank");
+  auto group = field("Group");
+  auto pid = field("Pid");
+  if (!rank || !group || !pid || !rest.starts_with("on ")) return std::nullopt;
+  rest = trim_left(rest.substr(3));
+  size_t host_end = rest.find(' ');
+  if (host_end == 0 || host_end == string_view::npos) return std::nullopt;
+  row.host = rest.substr(0, host_end);
+  rest = trim_left(rest.substr(host_end));
+  auto device = field("device");
+  if (!device) return std::nullopt;
+  row.rank = *rank;
+  row.pid = *pid;
+  row.device = *device;
+  return row;
+}
+
 }  // namespace
 
 void ProcessLessons::learn(const Line& line, string_view text, job::ProcessTable& table) {
@@ -122,6 +156,10 @@ void ProcessLessons::learn(const Line& line, string_view text, job::ProcessTable
       return;
     }
   }
+  if (auto row = nccl_tests_rank_line(text); row && row->rank < (1 << 20) && row->device < (1 << 10)) {
+    learn_test_table_row(row->rank, row->pid, row->host, row->device, table);
+    return;
+  }
   // torchrun agent: "failed (exitcode: 1) local_rank: 3 (pid: 12345) of binary: …"
   if (find_text(text, "failed (exitcode: ") != string_view::npos) {
     auto local_rank = integer_after(text, "local_rank: ");
@@ -130,6 +168,25 @@ void ProcessLessons::learn(const Line& line, string_view text, job::ProcessTable
     return;
   }
   learn_summary(line, text, table);
+}
+
+// A row of nccl-tests' table: the rank drives that device of that host; the pid is that rank's
+// while it drives no other (a second row of the same pid takes the pid's rank back).
+void ProcessLessons::learn_test_table_row(int64_t rank_of, int64_t pid, string_view host, int64_t device,
+                                          job::ProcessTable& table) {
+  int rank = static_cast<int>(rank_of);
+  table.observe(host, rank, {});
+  table.observe_device(host, static_cast<int>(device), rank);
+  table.learn_pid_host(pid, host);
+  constexpr size_t kMaxTablePids = 4096;  // the table is a job's own: as many rows as ranks
+  if (test_table_pids_.size() >= kMaxTablePids && !test_table_pids_.contains(pid)) return;
+  auto [known, first] = test_table_pids_.try_emplace(pid, rank);
+  if (first) {
+    table.learn_launcher_rank(pid, rank);
+  } else if (known->second != rank && known->second >= 0) {
+    known->second = -1;
+    table.forget_rank(pid);
+  }
 }
 
 // torchelastic's failure summary, one field a line, or flattened onto one ("Root Cause (first

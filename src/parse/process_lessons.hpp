@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,13 +28,14 @@ namespace faultline::parse {
 
 // Literals (case-sensitive), one of which every line holds that ProcessLessons learns from. A
 // reader that skips lines still parses these (the job runner's sparse read).
-inline constexpr std::array<std::string_view, 7> kPidRankSources = {"comm 0x",
+inline constexpr std::array<std::string_view, 8> kPidRankSources = {"comm 0x",
                                                                     "failed (exitcode: ",
                                                                     "local_rank",
                                                                     "exitcode",
                                                                     " in world size ",
                                                                     "distributed_init_method=",
-                                                                    "first observed failure"};
+                                                                    "first observed failure",
+                                                                    " Pid "};
 
 // For a reader that skips lines: what a line holding one of kPidRankSources can teach, as the
 // stretch of it to remember, where `before` runs from the line's start to the literal's end and
@@ -57,6 +59,12 @@ class ProcessLessons {
  private:
   void learn_summary(const Line& line, std::string_view text, job::ProcessTable& table);
   void learn_summary_field(const Line& line, std::string_view text, job::ProcessTable& table);
+  void learn_test_table_row(int64_t rank, int64_t pid, std::string_view host, int64_t device,
+                            job::ProcessTable& table);
+
+  // nccl-tests' table rows by pid: the rank of a pid that drives one GPU, or -1 for a pid that
+  // drives several (`-g 4`: one process, four ranks), whose rank only its device tells.
+  std::map<int64_t, int> test_table_pids_;
 
   // A ChildFailedError block being read: its host and rank lines come before the pid.
   std::string summary_host_;

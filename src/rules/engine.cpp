@@ -463,6 +463,9 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockS
     std::sort(flagged.begin(), flagged.end());
     flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
   }
+  // A line's findings in the order of their rules' ids: not of where the rules lie in memory, which
+  // moves when a pack is added, so what a line states (its facts) reads in the same order.
+  std::sort(flagged.begin(), flagged.end(), [](const Rule* a, const Rule* b) { return a->id < b->id; });
   for (const Rule* rule : flagged) {
     auto match = match_rule(*rule, line.text);
     if (!match) continue;

@@ -57,6 +57,15 @@ TEST_CASE("bare brackets that are not colour codes are left alone") {
   CHECK_FALSE(has_ansi("[3] rank [rank3]: a[0]"));
 }
 
+TEST_CASE("a bare [m before a word is text; before a space or another code it is residue") {
+  CHECK(stripped("INFO 12-01 10:00:00 [multiproc_executor.py:470] x") ==
+        "INFO 12-01 10:00:00 [multiproc_executor.py:470] x");
+  CHECK_FALSE(has_ansi("[multiproc_executor.py:470]"));
+  CHECK(stripped("ERROR [m x") == "ERROR  x");
+  CHECK(stripped("[1;36m(VllmWorker pid=9)[m [1;36m") == "(VllmWorker pid=9) ");
+  CHECK(stripped("\x1b[mfoo") == "foo");
+}
+
 TEST_CASE("bare residue with a non-colour final letter is left alone") {
   CHECK(stripped("[2K text") == "[2K text");
 }

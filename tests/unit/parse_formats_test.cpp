@@ -270,6 +270,35 @@ TEST_CASE("docker compose service prefix names the container as host") {
   CHECK(parse_one("Epoch 0:   6%|██  | 3/50").host.empty());
 }
 
+TEST_CASE("a compose container_name without a replica number is the host; a table's cell is not") {
+  auto line = parse_one("qwen3-next  | AssertionError: 16 is not divisible by 3");
+  CHECK(line.host == "qwen3-next");
+  CHECK(line.text == "AssertionError: 16 is not divisible by 3");
+  CHECK(parse_one("vllm_server | INFO ready").host == "vllm_server");
+  CHECK(parse_one("loss  | 0.52").host.empty());
+  CHECK(parse_one("loss  | 0.52").text == "loss  | 0.52");
+  CHECK(parse_one("3-way  | x").host.empty());
+}
+
+TEST_CASE("nccl-tests' table of ranks teaches each pid its rank and host") {
+  auto lines = parse_all(
+      "#  Rank  0 Group  0 Pid  14210 on      nodeA device  0 [0x53] NVIDIA H100 80GB HBM3\n"
+      "#  Rank  8 Group  0 Pid   9930 on      nodeB device  0 [0x53] NVIDIA H100 80GB HBM3\n"
+      "nodeB:9930:9941 [0] transport/net.cc:1 NCCL WARN NET/OFI call failed\n"
+      "nodeA:14210:14220 [0] transport/net.cc:1 NCCL WARN NET/OFI call failed\n");
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[2].rank == 8);
+  CHECK(lines[3].rank == 0);
+  CHECK(parse_all("#  Rank  8 Group  0 Pid 9930 on nodeB\nnodeB:9930:9941 [0] NCCL WARN x\n")[1].rank != 8);
+}
+
+TEST_CASE("a bare bracketed number too large for an MPI label is a process id, kept as text") {
+  auto line = parse_one("[57663] CUDA error: out of memory");
+  CHECK(line.rank == -1);
+  CHECK(line.text == "[57663] CUDA error: out of memory");
+  CHECK(parse_one("[16383] x").rank == 16383);
+}
+
 // ---- MPI and viewer line numbers (NVIDIA/nccl#1232, hiyouga/LlamaFactory#7396, openpmix/prrte#1405) ----
 
 TEST_CASE("MPICH [N] before an NCCL line is the rank") {
