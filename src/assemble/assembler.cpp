@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "base/text.hpp"
 
@@ -194,6 +195,11 @@ struct Assembler::Stream {
           blank_run_ = 1;
           return;
         }
+        // The next traceback after an ignored one is the program's own, not a chained cause.
+        if (unraisable_event_ && text.starts_with(kTracebackHeader)) {
+          finish();
+          break;
+        }
         if (is_chaining_line(text) || text.starts_with(kTracebackHeader)) {
           chain(line);
           return;
@@ -217,6 +223,11 @@ struct Assembler::Stream {
           if (++blank_run_ <= 3) return;
           finish();
           return;
+        }
+        // The next traceback after an ignored one is the program's own, not a chained cause.
+        if (unraisable_event_ && text.starts_with(kTracebackHeader)) {
+          finish();
+          break;
         }
         if (is_chaining_line(text) || text.starts_with(kTracebackHeader)) {
           chain(line);
@@ -271,6 +282,7 @@ struct Assembler::Stream {
  private:
   void start(const parse::Line& line, uint64_t sequence) {
     string_view text = line.text;
+    bool unraisable = std::exchange(after_unraisable_, false);
     if (auto rank = spawned_process_rank(text)) {  // torch.multiprocessing.spawn names the process
       pending_rank_ = *rank;
       return;
@@ -281,6 +293,12 @@ struct Assembler::Stream {
       // Only the header's own level counts (a record's, or a log line that holds the header): a
       // fatal traceback often follows an unrelated INFO line.
       event_.logged_at = line.severity;
+      // Python's unraisable hook ("Exception ignored in: <function tqdm.__del__ …>") prints a
+      // traceback of an exception it then ignores: the process goes on, as after a warning.
+      if (!event_.logged_at && unraisable) {
+        event_.logged_at = 'W';
+        unraisable_event_ = true;
+      }
       state_ = State::kFrames;
     } else if (is_frame_line(text)) {
       // A traceback pasted without its header often starts with the code line of the frame
@@ -374,6 +392,7 @@ struct Assembler::Stream {
   void begin(const parse::Line& line, uint64_t sequence, EventKind kind) {
     event_ = Event();
     embedded_ = false;
+    unraisable_event_ = false;
     frame_indent_ = string_view::npos;
     event_.kind = kind;
     event_.rank = line.rank;
@@ -438,6 +457,7 @@ struct Assembler::Stream {
   }
 
   void remember(const parse::Line& line) {
+    after_unraisable_ = line.text.starts_with("Exception ignored ");
     if (line.text.empty() || !is_space(line.text.front())) {  // only a code line is worth keeping
       previous_.text.clear();
       return;
@@ -451,7 +471,9 @@ struct Assembler::Stream {
   Sink& sink_;
   int pending_rank_ = -1;  // named by a line just before the event
   Event event_;
-  EventLine previous_;  // the last line that belonged to no event
+  EventLine previous_;             // the last line that belonged to no event
+  bool after_unraisable_ = false;  // that line was Python's "Exception ignored in: …"
+  bool unraisable_event_ = false;  // the event is the traceback Python printed and ignored
   // A traceback whose header follows other text on its line (torchelastic's "  traceback :
   // Traceback ..." in its failure summary, SGLang's "... hit an exception: Traceback ..."): its
   // lines may be indented as a whole, so an exception line indented less than its frames ends it.

@@ -111,6 +111,22 @@ TEST_CASE("chained exceptions form one event whose message is the last exception
   CHECK(events[0].lines[events[0].message_line].text == "ValueError: bad config");
 }
 
+TEST_CASE("a traceback Python printed and ignored is handled; the next traceback is the program's own") {
+  auto events = assemble(
+      "Exception ignored in: <function Bar.__del__ at 0x7f00>\n"
+      "Traceback (most recent call last):\n"
+      "  File \"bar.py\", line 9, in __del__\n"
+      "AttributeError: 'Bar' object has no attribute 'fd'\n"
+      "Traceback (most recent call last):\n"
+      "  File \"main.py\", line 3, in main\n"
+      "RuntimeError: real failure\n");
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].logged_at == 'W');
+  CHECK(events[0].message == "AttributeError: 'Bar' object has no attribute 'fd'");
+  CHECK(events[1].logged_at == 0);
+  CHECK(events[1].message == "RuntimeError: real failure");
+}
+
 TEST_CASE("a 'direct cause' chain also keeps the last exception") {
   auto events = assemble(
       "Traceback (most recent call last):\n"
