@@ -460,12 +460,12 @@ void Engine::match_line(const parse::Line& line, uint64_t sequence, const BlockS
       if (!screen.all && !std::binary_search(screen.rules.begin(), screen.rules.end(), rule)) continue;
       flagged.push_back(rule);
     }
-    std::sort(flagged.begin(), flagged.end());
-    flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
   }
   // A line's findings in the order of their rules' ids: not of where the rules lie in memory, which
-  // moves when a pack is added, so what a line states (its facts) reads in the same order.
+  // moves when a pack is added, so what a line states (its facts) reads in the same order. Ids are
+  // unique, so a rule hit by two of its patterns lies next to itself.
   std::sort(flagged.begin(), flagged.end(), [](const Rule* a, const Rule* b) { return a->id < b->id; });
+  flagged.erase(std::unique(flagged.begin(), flagged.end()), flagged.end());
   for (const Rule* rule : flagged) {
     auto match = match_rule(*rule, line.text);
     if (!match) continue;
