@@ -223,6 +223,10 @@ constexpr KnownGap kKnownGaps[] = {
     {"tp.ffn_not_divisible.trtllm_weight_split", 1,
      "TensorRT-LLM names neither the weight nor its size, and the FFN of the models it converts divides TP "
      "8"},
+    {"tp.ffn_not_divisible.trtllm_preprocess_bytes", 1, kNoQuantSize},
+    {"tp.ffn_not_divisible.weight_loader_group_aligned", 1, kNoQuantSize},
+    {"tp.heads_not_divisible.turbomind_split", 3,
+     "a vision tower's heads: the log names neither the vision model nor the TP size's origin"},
     {"tp.heads_not_divisible.c_assert", 1, kDistributedLlama},
     {"tp.kv_heads_not_divisible.c_assert", 1, kDistributedLlama},
     {"tp.hidden_not_divisible.c_assert", 1, kDistributedLlama},
