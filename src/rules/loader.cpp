@@ -21,9 +21,9 @@ namespace faultline::rules {
 namespace {
 
 const std::set<std::string, std::less<>> kRuleKeys = {
-    "id",      "cause",  "title",       "category",  "role", "severity", "scope",   "match",
-    "unless",  "frames", "skip_frames", "priority",  "when", "derive",   "explain", "symptoms",
-    "confirm", "fix",    "verify",      "narrative", "refs", "examples"};
+    "id",       "cause",   "title",  "category",    "role",      "reports", "severity", "scope",
+    "match",    "unless",  "frames", "skip_frames", "priority",  "when",    "derive",   "explain",
+    "symptoms", "confirm", "fix",    "verify",      "narrative", "refs",    "examples"};
 
 // YAML aliases repeat a node without repeating its text: a 1 MiB anchored string referenced
 // 2,000 times is 2 GB to convert, and deeper nesting grows exponentially. Before the pack is
@@ -362,6 +362,11 @@ class PackLoader {
               {"recovery", Role::kRecovery},
               {"fact", Role::kFact}},
              rule.role);
+    if (node["reports"]) {
+      choice(node["reports"], "reports", {{"self", false}, {"peer", true}}, rule.reports_peer);
+      if (rule.reports_peer && rule.role != Role::kSymptom)
+        error(node["reports"].Mark(), "'reports: peer' needs 'role: symptom'");
+    }
     if (node["scope"]) {
       choice(node["scope"], "scope",
              {{"message", Scope::kMessage}, {"event", Scope::kEvent}, {"line", Scope::kLine}}, rule.scope);

@@ -53,6 +53,12 @@ const RuleSet& test_rules() {
     title: Watchdog work status
     role: symptom
     match: 'detected by watchdog at work'
+  - id: nccl.remote_rank_failed.test
+    cause: nccl.remote_rank_failed
+    title: Peer exited
+    role: symptom
+    reports: peer
+    match: 'remote process exited'
 )",
                                              "correlate_test.yaml");
     REQUIRE_MESSAGE(rules.is_ok(), rules.status().message());
@@ -187,6 +193,22 @@ TEST_CASE("one reporting rank is the initiating rank") {
         std::vector<Reason>{Reason(Kind::kRootCauseRule).set("rule", "tp.heads_not_divisible.test"),
                             Reason(Kind::kOnlyRankReporting).set("rank", 3)});
   CHECK(analysis.diagnosis->confidence == doctest::Approx(0.9));
+}
+
+TEST_CASE("ranks that only report a peer's failure are witnesses, never the initiating rank") {
+  const Rule* witness = test_rules().find("nccl.remote_rank_failed.test");
+  REQUIRE(witness != nullptr);
+  auto one = run({finding(witness, 4, 0, at(1), "remote process exited")});
+  REQUIRE(one.diagnosis.has_value());
+  CHECK_FALSE(one.diagnosis->initiating_rank.has_value());
+  CHECK(one.diagnosis->reasons ==
+        std::vector<Reason>{Reason(Kind::kSymptomsOnly).set("rule", "nccl.remote_rank_failed.test"),
+                            Reason(Kind::kOnlyWitnesses).set("ranks", std::vector<int>{4})});
+  // The earliest of several witnesses is no more the culprit than the others.
+  auto two = run({finding(witness, 2, 0, at(1), "remote process exited"),
+                  finding(witness, 6, 1, at(9), "remote process exited")});
+  CHECK_FALSE(two.diagnosis->initiating_rank.has_value());
+  CHECK(two.diagnosis->reasons.at(1) == Reason(Kind::kOnlyWitnesses).set("ranks", std::vector<int>{2, 6}));
 }
 
 TEST_CASE("the initiating rank is the earliest by timestamp, not by input order") {
