@@ -304,6 +304,7 @@ class RuleDecoder {
 
   std::optional<Template> template_text(const Rule& rule, const std::string& text, const char* key) {
     if (in_.failed()) return std::nullopt;
+    if (compile_ == PatternCompile::kOnFirstUse) return Template::deferred(text);
     auto parsed = Template::parse(text);
     if (!parsed) {
       fail(rule, std::string("in '") + key + "': " + parsed.status().message());
