@@ -211,6 +211,9 @@ class PackLoader {
   // Reports names an expression or template reads that no pattern captures or derives.
   void check_facts(const std::vector<std::string>& names, const YAML::Mark& mark, const char* key) {
     for (const auto& name : names) {
+      // `host`, the host that reported the failure, is known to every rule; an item that needs
+      // it is left out when the logs name none.
+      if (name == "host") continue;
       if (std::find(known_facts_.begin(), known_facts_.end(), name) == known_facts_.end()) {
         error(mark, std::string("unknown fact '") + name + "' in '" + key + "' (known: " +
                         (known_facts_.empty() ? std::string("none") : join(known_facts_, ", ")) + ")");

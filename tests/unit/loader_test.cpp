@@ -354,6 +354,17 @@ TEST_CASE("Role and Scope names") {
   CHECK(std::string(to_string(Scope::kLine)) == "line");
 }
 
+TEST_CASE("every rule's templates may name the host that reported the failure") {
+  auto rules = load_ok(R"(rules:
+  - id: cuda.hardware_xid_ecc
+    title: Xid
+    match: 'Xid (?P<xid>\d+)'
+    fix: ['Drain {host}: Xid {xid}.']
+)");
+  REQUIRE(rules.size() == 1);
+  CHECK(rules[0].fix.size() == 1);
+}
+
 TEST_CASE("reports: peer marks a symptom's reporter as a witness, and needs role symptom") {
   auto rules = load_ok(R"(rules:
   - id: nccl.watchdog_timeout
