@@ -98,6 +98,8 @@ const char* to_string(ConfidenceReason::Kind kind) {
       return "silent_missing_rank";
     case Kind::kFewestCompleted:
       return "fewest_completed";
+    case Kind::kOnlyWitnesses:
+      return "only_witnesses";
     case Kind::kNeverReachedCollective:
       return "never_reached_collective";
     case Kind::kLeastWork:

@@ -38,6 +38,7 @@ struct ConfidenceReason {
     kNeverReachedCollective,  // `rank` never reached SeqNum `seq`, in which `ranks` and `others` timed out
     kLeastWork,               // `rank` had `counter` the least NCCL work (`work`) of the reporting ranks
     kBehindInWork,            // `rank`'s `counter` is `work`, against `other_work` on `other_ranks`
+    kOnlyWitnesses,           // `ranks` only reported that a peer failed; that peer is not named
     // Clues when the failure's own lines name no rank.
     kRelayNamesRank,     // the other report of the same cause names only `rank`
     kRootCauseEntry,     // torchelastic's Root Cause entry names `rank`

@@ -42,13 +42,17 @@ Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vec
   diagnosis.failure_template = group.failure_template;
   diagnosis.first_seen = group.first_time;
   diagnosis.facts = facts;
+  // Templates may name the host that reported it (a node to drain), when the logs name one.
+  Facts words = facts;
+  if (group.hosts.size() == 1 && !find_fact(words, "host"))
+    set_fact(words, "host", Value(group.hosts.front()));
   if (rule.explain) {
-    diagnosis.explain = std::string(trim(rule.explain->render(facts).value_or(rule.explain->source())));
+    diagnosis.explain = std::string(trim(rule.explain->render(words).value_or(rule.explain->source())));
   }
-  diagnosis.symptoms = render_all(rule.symptoms, facts);
-  diagnosis.confirm = render_all(rule.confirm, facts);
-  diagnosis.fix = render_all(rule.fix, facts);
-  if (rule.verify) diagnosis.verify = rule.verify->render(facts).value_or("");
+  diagnosis.symptoms = render_all(rule.symptoms, words);
+  diagnosis.confirm = render_all(rule.confirm, words);
+  diagnosis.fix = render_all(rule.fix, words);
+  if (rule.verify) diagnosis.verify = rule.verify->render(words).value_or("");
 
   double confidence = 0.5;
   if (rule.cause == kUnrecognisedCause) {

@@ -57,7 +57,9 @@ Split split_tiers(const std::vector<Finding>& findings) {
   Split split;
   for (const auto& finding : findings) {
     if (finding.rule->role == Role::kRecovery || finding.rule->role == Role::kFact) continue;
-    if (is_unrecognised(finding)) {
+    // An error no rule knows is weighed below the known root causes; a wrapper that only says
+    // another process failed ("see root cause above") is a symptom, whatever its cause.
+    if (is_unrecognised(finding) && finding.rule->role != Role::kSymptom) {
       // A traceback a logger printed as a warning or as information was handled.
       bool handled = finding.logged_at == 'W' || finding.logged_at == 'I' || finding.logged_at == 'D';
       if (!recovered(finding) && !handled) split.unknown.push_back(&finding);

@@ -233,6 +233,10 @@ InitiatingRank initiating_rank_of(const FindingGroup& group, const std::vector<c
   if (group.rule->role == Role::kSymptom && !behind) {
     if (auto lead = behind_in_work(symptoms, {})) behind = InitiatingRank{lead->rank, {lead->reason}};
   }
+  // Ranks that only report a peer's failure (a timeout, a lost peer) are witnesses: which of them
+  // reported first says nothing about the peer that failed.
+  if (!behind && group.rule->reports_peer)
+    behind = InitiatingRank{std::nullopt, {Reason(Kind::kOnlyWitnesses).set("ranks", group.ranks)}};
   auto initiating = behind ? *behind : first_reporter(group, members, offsets);
   std::optional<InitiatingRank> watchdog;
   if (group.rule->role == Role::kRootCause && group.ranks.size() > 1)

@@ -61,7 +61,8 @@ void name_rank_from_root_cause_entry(Diagnosis& diagnosis, const FindingGroup& c
 // launchers give each process the device of its local rank). Each says what it rests on; none
 // adds to the confidence.
 void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
-                        const std::vector<const Finding*>& members, const JobShape& shape) {
+                        const std::vector<const Finding*>& members, const JobShape& shape,
+                        const std::vector<const Finding*>& symptoms) {
   if (!chosen.ranks.empty()) return;
   if (shape.ranks_seen.size() == 1) {
     diagnosis.initiating_rank = shape.ranks_seen.front();
@@ -69,6 +70,19 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
     return;
   }
   auto local_rank = int_fact(chosen.facts, "local_rank");
+  // A root cause whose lines name no process: the one local rank the launcher says failed
+  // (torchrun's "failed (exitcode: 1) local_rank: 0") is the process that printed it. Not for a
+  // layout error, which every rank hits alike, nor on a job that says it spans several nodes.
+  bool layout_error = chosen.rule->cause.starts_with("tp.") || chosen.rule->cause.starts_with("pp.");
+  bool several_nodes = int_fact(diagnosis.facts, "nnodes").value_or(1) > 1;
+  if (!local_rank && chosen.rule->role == Role::kRootCause && !layout_error && !several_nodes) {
+    std::set<int64_t> failed;
+    for (const Finding* f : symptoms) {
+      if (f->rule->reports_peer) continue;
+      if (auto named = int_fact(f->facts, "local_rank")) failed.insert(*named);
+    }
+    if (failed.size() == 1) local_rank = *failed.begin();
+  }
   if (local_rank && shape.hosts.size() <= 1 && shape.ranks_seen.empty()) {
     diagnosis.initiating_rank = static_cast<int>(*local_rank);
     replace_no_rank_reason(diagnosis, Reason(Kind::kLauncherLocalRank).set("local_rank", *local_rank));
@@ -189,7 +203,7 @@ void name_rank_otherwise(Diagnosis& diagnosis, const FindingGroup& chosen,
     observe_findings(shape.processes, findings);
     name_rank_from_peers(diagnosis, chosen, peers_named(findings, shape.processes), tiers.symptoms);
   }
-  if (!diagnosis.initiating_rank) name_rank_from_job(diagnosis, chosen, members, shape);
+  if (!diagnosis.initiating_rank) name_rank_from_job(diagnosis, chosen, members, shape, tiers.symptoms);
   if (!diagnosis.initiating_rank)
     name_rank_from_closing_signals(diagnosis, chosen, findings, shape.processes);
   set_victim_aside(diagnosis, tiers.roots, tiers.symptoms);

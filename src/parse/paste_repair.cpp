@@ -113,7 +113,11 @@ bool is_code_fence(string_view text) {
 
 string_view strip_markdown_bold(string_view text) {
   string_view inner = trim_right(text);
-  if (inner.size() > 4 && inner.starts_with("**") && inner.ends_with("**")) {
+  // Bold text starts and ends with a non-space that is no '*': glibc's "*** Error in `python':
+  // double free or corruption ***" is no Markdown.
+  auto inside = [](char c) { return c != '*' && !is_space(c); };
+  if (inner.size() > 4 && inner.starts_with("**") && inner.ends_with("**") && inside(inner[2]) &&
+      inside(inner[inner.size() - 3])) {
     return inner.substr(2, inner.size() - 4);
   }
   return text;

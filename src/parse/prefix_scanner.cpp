@@ -130,7 +130,7 @@ class PrefixScanner {
   bool take_one() {
     return take_paren_prefix() || take_bracketed() || take_iso_prefix() || take_syslog_prefix() ||
            take_ctime_prefix() || take_srun_label() || take_compose_prefix() || take_glog_header() ||
-           take_vllm_header() || take_host_prefix() || take_role_prefix();
+           take_vllm_header() || take_host_prefix() || take_role_prefix() || take_level_before_exception();
   }
 
  private:
@@ -145,8 +145,44 @@ class PrefixScanner {
     if (!line_.severity) line_.severity = severity;
   }
 
+  // "[INFO] RuntimeError: …", "ERROR: ValueError: …": a wrapper that logs a process's output
+  // under its own level tag, in front of an exception line. The tag goes, so that the exception
+  // leads the line as Python printed it; its level is the wrapper's, not the exception's, and is
+  // not kept. Before any other text the tag stays: rules may read it.
+  bool take_level_before_exception() {
+    string_view rest = rest_;
+    bool bracketed = take_char(rest, '[');
+    if (!take_level_word(rest)) return false;
+    if (bracketed ? !take_literal(rest, "] ") : !take_literal(rest, ": ")) return false;
+    while (take_char(rest, ' ')) {
+    }
+    if (!starts_with_exception_name(rest)) return false;
+    rest_ = rest;
+    return true;
+  }
+
+  // "RuntimeError:", "torch.OutOfMemoryError:", "ValueError" alone at the end: a Python exception
+  // class (a dotted name ending in Error or Exception) leading the text.
+  static bool starts_with_exception_name(string_view text) {
+    size_t length = 0;
+    while (length < text.size() && (is_word(text[length]) || text[length] == '.')) ++length;
+    string_view name = text.substr(0, length);
+    if (!name.ends_with("Error") && !name.ends_with("Exception")) return false;
+    return length == text.size() || text[length] == ':';
+  }
+
+  // Where `tag` ("TP", "PP") stands after '_' or ' ' with a digit after it, in a worker's name.
+  static size_t parallel_tag(string_view name, string_view tag) {
+    for (size_t at = name.find(tag); at != string_view::npos; at = name.find(tag, at + 1)) {
+      bool after_separator = at > 0 && (name[at - 1] == '_' || name[at - 1] == ' ');
+      if (after_separator && at + tag.size() < name.size() && is_digit(name[at + tag.size()])) return at;
+    }
+    return string_view::npos;
+  }
+
   // "(RayWorkerWrapper pid=4823, ip=10.0.0.1) ", "(VllmWorker rank=1 pid=161) ",
-  // "(Worker_PP0_TP1 pid=9) ", "(EngineCore_DP0 pid=975) ", "(raylet) ", "(autoscaler +15m30s) "
+  // "(Worker_PP0_TP1 pid=9) ", "(VllmWorker TP1 pid=9) ", "(EngineCore_DP0 pid=975) ", "(raylet) ",
+  // "(autoscaler +15m30s) "
   bool take_paren_prefix() {
     if (rest_.empty() || rest_.front() != '(') return false;
     size_t close = rest_.find(')');
@@ -171,15 +207,15 @@ class PrefixScanner {
     if (size_t rank_at = inside.find("rank="); rank_at != string_view::npos) {
       string_view rank_text = inside.substr(rank_at + 5);
       if (auto rank = take_integer(rank_text)) name_rank(static_cast<int>(*rank));
-    } else if (size_t tp_at = inside.find("_TP"); tp_at != string_view::npos) {
-      // vLLM names a worker by its tensor- (and pipeline-) parallel rank. With PP the global
-      // rank is pp * tp_size + tp, and tp_size is not in the name: leave the rank to the pid
-      // map (NCCL's ncclCommInitRank line) unless PP is 0.
-      string_view tp_text = inside.substr(tp_at + 3);
+    } else if (size_t tp_at = parallel_tag(inside, "TP"); tp_at != string_view::npos) {
+      // vLLM names a worker by its tensor- (and pipeline-) parallel rank: "Worker_PP0_TP1",
+      // "VllmWorker TP1". With PP the global rank is pp * tp_size + tp, and tp_size is not in
+      // the name: leave the rank to the pid map (NCCL's ncclCommInitRank line) unless PP is 0.
+      string_view tp_text = inside.substr(tp_at + 2);
       auto tp = take_integer(tp_text);
       int pp = 0;
-      if (size_t pp_at = inside.find("_PP"); pp_at != string_view::npos && pp_at < tp_at) {
-        string_view pp_text = inside.substr(pp_at + 3);
+      if (size_t pp_at = parallel_tag(inside, "PP"); pp_at != string_view::npos && pp_at < tp_at) {
+        string_view pp_text = inside.substr(pp_at + 2);
         pp = static_cast<int>(take_integer(pp_text).value_or(1));
       }
       if (tp && pp == 0) name_rank(static_cast<int>(*tp));

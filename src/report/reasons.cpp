@@ -264,6 +264,9 @@ std::string words(const Reason& reason) {
              number(reason, "work") + ") of the ranks that reported it";
     case Kind::kBehindInWork:
       return behind_in_work(reason);
+    case Kind::kOnlyWitnesses:
+      return ranks_phrase(reason.ranks("ranks"), "no rank") +
+             " only reported that a peer failed: the rank that failed first is not named";
     case Kind::kTracebackFrame:
       return "the traceback's frame" + (reason.has("site") ? " " + reason.text("site") : "") +
              " names what failed";

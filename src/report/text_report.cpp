@@ -14,6 +14,17 @@
 namespace faultline::report {
 namespace {
 
+// Why the headline names no initiating rank: no line names one, or the ranks that reported the
+// failure only witnessed a peer's.
+std::string unknown_rank_why(const correlate::Diagnosis& diagnosis) {
+  using Kind = correlate::ConfidenceReason::Kind;
+  for (const auto& reason : diagnosis.reasons) {
+    if (reason.kind == Kind::kOnlyWitnesses)
+      return ranks_phrase(reason.ranks("ranks"), "no rank") + " only reported a peer's failure";
+  }
+  return "no line names it";
+}
+
 class Painter {
  public:
   explicit Painter(bool color) : color_(color) {}
@@ -404,7 +415,7 @@ void Renderer::job(const correlate::JobAnalysis& job, std::string& out) const {
   else
     out += paint_.red(heading) + "  " + paint_.bold(diagnosis.title) + "\n";
   std::string rank = diagnosis.initiating_rank ? std::to_string(*diagnosis.initiating_rank)
-                                               : std::string("unknown (no line names it)");
+                                               : "unknown (" + unknown_rank_why(diagnosis) + ")";
   std::string summary = "initiating rank: " + paint_.bold(rank);
   if (!diagnosis.initiating_host.empty()) summary += "   host: " + diagnosis.initiating_host;
   if (diagnosis.first_seen.valid) summary += "   first seen: " + display_time(diagnosis.first_seen);

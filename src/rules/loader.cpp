@@ -21,9 +21,9 @@ namespace faultline::rules {
 namespace {
 
 const std::set<std::string, std::less<>> kRuleKeys = {
-    "id",      "cause",  "title",       "category",  "role", "severity", "scope",   "match",
-    "unless",  "frames", "skip_frames", "priority",  "when", "derive",   "explain", "symptoms",
-    "confirm", "fix",    "verify",      "narrative", "refs", "examples"};
+    "id",       "cause",   "title",  "category",    "role",      "reports", "severity", "scope",
+    "match",    "unless",  "frames", "skip_frames", "priority",  "when",    "derive",   "explain",
+    "symptoms", "confirm", "fix",    "verify",      "narrative", "refs",    "examples"};
 
 // YAML aliases repeat a node without repeating its text: a 1 MiB anchored string referenced
 // 2,000 times is 2 GB to convert, and deeper nesting grows exponentially. Before the pack is
@@ -211,6 +211,9 @@ class PackLoader {
   // Reports names an expression or template reads that no pattern captures or derives.
   void check_facts(const std::vector<std::string>& names, const YAML::Mark& mark, const char* key) {
     for (const auto& name : names) {
+      // `host`, the host that reported the failure, is known to every rule; an item that needs
+      // it is left out when the logs name none.
+      if (name == "host") continue;
       if (std::find(known_facts_.begin(), known_facts_.end(), name) == known_facts_.end()) {
         error(mark, std::string("unknown fact '") + name + "' in '" + key + "' (known: " +
                         (known_facts_.empty() ? std::string("none") : join(known_facts_, ", ")) + ")");
@@ -362,6 +365,11 @@ class PackLoader {
               {"recovery", Role::kRecovery},
               {"fact", Role::kFact}},
              rule.role);
+    if (node["reports"]) {
+      choice(node["reports"], "reports", {{"self", false}, {"peer", true}}, rule.reports_peer);
+      if (rule.reports_peer && rule.role != Role::kSymptom)
+        error(node["reports"].Mark(), "'reports: peer' needs 'role: symptom'");
+    }
     if (node["scope"]) {
       choice(node["scope"], "scope",
              {{"message", Scope::kMessage}, {"event", Scope::kEvent}, {"line", Scope::kLine}}, rule.scope);

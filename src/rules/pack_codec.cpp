@@ -72,6 +72,7 @@ void encode_rule(const Rule& rule, Writer& out) {
   out.byte(role_byte(rule.role));
   out.string(rule.severity);
   out.byte(scope_byte(rule.scope));
+  out.byte(rule.reports_peer ? 1 : 0);
   out.patterns(rule.match);
   out.patterns(rule.unless);
   out.patterns(rule.frames);
@@ -196,6 +197,7 @@ class RuleDecoder {
     rule.role = role(in_.byte("a role"));
     rule.severity = in_.string();
     rule.scope = scope(in_.byte("a scope"));
+    rule.reports_peer = in_.byte("a reporter") != 0;
     rule.match = patterns(rule, "match");
     rule.unless = patterns(rule, "unless");
     rule.frames = patterns(rule, "frames");
@@ -302,6 +304,7 @@ class RuleDecoder {
 
   std::optional<Template> template_text(const Rule& rule, const std::string& text, const char* key) {
     if (in_.failed()) return std::nullopt;
+    if (compile_ == PatternCompile::kOnFirstUse) return Template::deferred(text);
     auto parsed = Template::parse(text);
     if (!parsed) {
       fail(rule, std::string("in '") + key + "': " + parsed.status().message());

@@ -140,5 +140,14 @@ int main(int argc, char** argv) {
       order.push_back(&rule);
     }
   }
+  // A pattern with no word every match holds would leave every run reading every line: the
+  // sparse read stands on the plan, so such a pattern stops the build.
+  auto unplanned = faultline::rules::patterns_without_literals(order);
+  for (const auto& pattern : unplanned) {
+    std::cerr << "faultline-packc: rule " << pattern
+              << ": no word of 3 or more characters that every match holds; the literal screen "
+                 "cannot stand for it (add a literal the pattern needs)\n";
+  }
+  if (!unplanned.empty()) return 1;
   return write_file(argv[1], generated_source(packs, faultline::rules::encode_rule_literals(order))) ? 0 : 2;
 }

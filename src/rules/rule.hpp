@@ -63,6 +63,10 @@ struct Rule {
   std::string title;
   std::string category;
   Role role = Role::kRootCause;
+  // `reports: peer`, of a symptom: the rank that prints it is alive and reports that a peer
+  // failed (a collective timed out, the remote process exited). It is a witness, never by
+  // itself the rank that started the failure.
+  bool reports_peer = false;
   std::string severity = "error";
   Scope scope = Scope::kMessage;
   std::vector<Pattern> match;

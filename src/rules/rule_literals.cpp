@@ -108,6 +108,16 @@ class Reader {
 
 }  // namespace
 
+std::vector<std::string> patterns_without_literals(const std::vector<const Rule*>& rules) {
+  std::vector<std::string> out;
+  for (const Rule* rule : rules) {
+    for (const auto& pattern : rule->match) {
+      if (!literal_cover(pattern.text)) out.push_back(rule->id + ": " + pattern.text);
+    }
+  }
+  return out;
+}
+
 std::optional<screen::Declarations> plan_rule_literals(const std::vector<const Rule*>& rules) {
   screen::Declarations plan;
   std::map<std::string, size_t> atom_index;

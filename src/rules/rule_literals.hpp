@@ -30,6 +30,9 @@ inline constexpr int kCatchAllPriority = -100;
 // stand for it, and every line is read).
 std::optional<screen::Declarations> plan_rule_literals(const std::vector<const Rule*>& rules);
 
+// Each pattern that holds no such word, as "RULE_ID: PATTERN": what keeps the rules unplanned.
+std::vector<std::string> patterns_without_literals(const std::vector<const Rule*>& rules);
+
 // The plan as bytes, naming the rules it was made for; empty when the rules cannot be planned.
 std::string encode_rule_literals(const std::vector<const Rule*>& rules);
 // nullopt when `bytes` were made from other rules, or are not such a plan at all.

@@ -39,9 +39,29 @@ Result<Template> Template::parse(std::string_view text) {
   return result;
 }
 
+Template Template::deferred(std::string text) {
+  Template result;
+  result.source_ = std::move(text);
+  result.deferred_ = std::make_shared<Deferred>();
+  return result;
+}
+
+const std::vector<Template::Piece>& Template::pieces() const {
+  if (!deferred_) return pieces_;
+  std::call_once(deferred_->once, [this] {
+    auto parsed = parse(source_);
+    // The build checked it; should the text fail anyway, it renders as it stands.
+    if (parsed)
+      deferred_->pieces = std::move(parsed->pieces_);
+    else
+      deferred_->pieces.push_back({source_, std::nullopt});
+  });
+  return deferred_->pieces;
+}
+
 std::vector<std::string> Template::fact_names() const {
   std::vector<std::string> names;
-  for (const auto& piece : pieces_) {
+  for (const auto& piece : pieces()) {
     if (piece.expression) {
       for (const auto& name : piece.expression->fact_names()) names.push_back(name);
     }
@@ -51,7 +71,7 @@ std::vector<std::string> Template::fact_names() const {
 
 std::optional<std::string> Template::render(const Facts& facts) const {
   std::string out;
-  for (const auto& piece : pieces_) {
+  for (const auto& piece : pieces()) {
     out += piece.literal;
     if (!piece.expression) continue;
     auto value = piece.expression->evaluate(facts);

@@ -53,6 +53,35 @@ const RuleSet& test_rules() {
     title: Watchdog work status
     role: symptom
     match: 'detected by watchdog at work'
+  - id: cuda.hardware_xid_ecc.test
+    cause: cuda.hardware_xid_ecc
+    title: Xid
+    role: root_cause
+    match: 'Xid 79'
+    fix:
+      - 'Drain {host} and run its diagnostics.'
+      - 'Replace the GPU.'
+  - id: launcher.worker_failed_test
+    cause: nccl.remote_rank_failed
+    title: Worker failed
+    role: symptom
+    match: 'local_rank: (?P<local_rank>\d+)'
+  - id: unrecognised.test
+    cause: unrecognised
+    title: An error no rule knows
+    role: root_cause
+    match: 'KeyError'
+  - id: unrecognised.wrapper_test
+    cause: unrecognised
+    title: Engine failed, see above
+    role: symptom
+    match: 'see root cause above'
+  - id: nccl.remote_rank_failed.test
+    cause: nccl.remote_rank_failed
+    title: Peer exited
+    role: symptom
+    reports: peer
+    match: 'remote process exited'
 )",
                                              "correlate_test.yaml");
     REQUIRE_MESSAGE(rules.is_ok(), rules.status().message());
@@ -187,6 +216,73 @@ TEST_CASE("one reporting rank is the initiating rank") {
         std::vector<Reason>{Reason(Kind::kRootCauseRule).set("rule", "tp.heads_not_divisible.test"),
                             Reason(Kind::kOnlyRankReporting).set("rank", 3)});
   CHECK(analysis.diagnosis->confidence == doctest::Approx(0.9));
+}
+
+TEST_CASE("ranks that only report a peer's failure are witnesses, never the initiating rank") {
+  const Rule* witness = test_rules().find("nccl.remote_rank_failed.test");
+  REQUIRE(witness != nullptr);
+  auto one = run({finding(witness, 4, 0, at(1), "remote process exited")});
+  REQUIRE(one.diagnosis.has_value());
+  CHECK_FALSE(one.diagnosis->initiating_rank.has_value());
+  CHECK(one.diagnosis->reasons ==
+        std::vector<Reason>{Reason(Kind::kSymptomsOnly).set("rule", "nccl.remote_rank_failed.test"),
+                            Reason(Kind::kOnlyWitnesses).set("ranks", std::vector<int>{4})});
+  // The earliest of several witnesses is no more the culprit than the others.
+  auto two = run({finding(witness, 2, 0, at(1), "remote process exited"),
+                  finding(witness, 6, 1, at(9), "remote process exited")});
+  CHECK_FALSE(two.diagnosis->initiating_rank.has_value());
+  CHECK(two.diagnosis->reasons.at(1) == Reason(Kind::kOnlyWitnesses).set("ranks", std::vector<int>{2, 6}));
+}
+
+TEST_CASE("a root cause that names no process borrows the one local rank the launcher says failed") {
+  const Rule* launcher = test_rules().find("launcher.worker_failed_test");
+  REQUIRE(launcher != nullptr);
+  Finding failed = finding(launcher, -1, 1, {}, "failed (exitcode: 1) local_rank: 2");
+  failed.facts = {{"local_rank", Value(int64_t{2})}};
+  auto analysis = run({finding(oom_rule(), -1, 0), failed});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->rule == oom_rule());
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(2));
+  CHECK(std::find(analysis.diagnosis->reasons.begin(), analysis.diagnosis->reasons.end(),
+                  Reason(Kind::kLauncherLocalRank).set("local_rank", 2)) !=
+        analysis.diagnosis->reasons.end());
+  // Two workers failed: the launcher does not say which printed the error.
+  Finding other = failed;
+  other.sequence = 2;
+  other.facts = {{"local_rank", Value(int64_t{5})}};
+  CHECK_FALSE(run({finding(oom_rule(), -1, 0), failed, other}).diagnosis->initiating_rank.has_value());
+}
+
+TEST_CASE("a wrapper of cause unrecognised with role symptom gives way to the error it wraps") {
+  const Rule* wrapper = test_rules().find("unrecognised.wrapper_test");
+  const Rule* error = test_rules().find("unrecognised.test");
+  REQUIRE(wrapper != nullptr);
+  REQUIRE(error != nullptr);
+  // The front process's wrapper is printed first; the worker's own error after it.
+  auto analysis = run({finding(wrapper, -1, 0, {}, "Engine core initialization failed. See root cause above"),
+                       finding(error, 1, 1, {}, "KeyError: 3")});
+  REQUIRE(analysis.diagnosis.has_value());
+  CHECK(analysis.diagnosis->rule == error);
+  CHECK(analysis.diagnosis->initiating_rank == std::optional<int>(1));
+  // Alone, the wrapper is still reported: a failure is never called healthy.
+  auto alone = run({finding(wrapper, -1, 0, {}, "Engine core initialization failed. See root cause above")});
+  REQUIRE(alone.diagnosis.has_value());
+  CHECK(alone.diagnosis->rule == wrapper);
+}
+
+TEST_CASE("a template may name the one host that reported the failure; without one the item is left out") {
+  const Rule* xid = test_rules().find("cuda.hardware_xid_ecc.test");
+  REQUIRE(xid != nullptr);
+  Finding on_host = finding(xid, -1, 0, at(1), "Xid 79");
+  on_host.host = "gpu-node-17";
+  auto named = run({on_host});
+  REQUIRE(named.diagnosis.has_value());
+  CHECK(named.diagnosis->fix ==
+        std::vector<std::string>{"Drain gpu-node-17 and run its diagnostics.", "Replace the GPU."});
+  // The host stands in the words only: it is no fact the match captured.
+  CHECK_FALSE(faultline::find_fact(named.diagnosis->facts, "host"));
+  auto unnamed = run({finding(xid, -1, 0, at(1), "Xid 79")});
+  CHECK(unnamed.diagnosis->fix == std::vector<std::string>{"Replace the GPU."});
 }
 
 TEST_CASE("the initiating rank is the earliest by timestamp, not by input order") {

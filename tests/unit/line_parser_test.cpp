@@ -323,6 +323,14 @@ TEST_CASE("Markdown bold is removed after a prefix too") {
   CHECK(line.text == "RuntimeError: y");
 }
 
+TEST_CASE("stars that are no Markdown bold stay: glibc's *** banner, a rule of stars") {
+  CHECK(
+      parse_one("*** Error in `python': double free or corruption (fasttop): 0x00007f3a2c000b20 ***").text ==
+      "*** Error in `python': double free or corruption (fasttop): 0x00007f3a2c000b20 ***");
+  CHECK(parse_one("** done **").text == "** done **");
+  CHECK(parse_one("**********").text == "**********");
+}
+
 TEST_CASE("the rank hint is used when no prefix names a rank") {
   auto line = parse_one("ValueError: x", 7);
   CHECK(line.rank == 7);

@@ -354,6 +354,49 @@ TEST_CASE("Role and Scope names") {
   CHECK(std::string(to_string(Scope::kLine)) == "line");
 }
 
+TEST_CASE("every rule's templates may name the host that reported the failure") {
+  auto rules = load_ok(R"(rules:
+  - id: cuda.hardware_xid_ecc
+    title: Xid
+    match: 'Xid (?P<xid>\d+)'
+    fix: ['Drain {host}: Xid {xid}.']
+)");
+  REQUIRE(rules.size() == 1);
+  CHECK(rules[0].fix.size() == 1);
+}
+
+TEST_CASE("reports: peer marks a symptom's reporter as a witness, and needs role symptom") {
+  auto rules = load_ok(R"(rules:
+  - id: nccl.watchdog_timeout
+    title: Timeout
+    role: symptom
+    reports: peer
+    match: 'timed out'
+)");
+  REQUIRE(rules.size() == 1);
+  CHECK(rules[0].reports_peer);
+  CHECK_FALSE(load_ok(R"(rules:
+  - id: nccl.watchdog_timeout
+    title: Timeout
+    role: symptom
+    match: 'timed out'
+)")[0]
+                  .reports_peer);
+  CHECK(load_error(R"(rules:
+  - id: cuda.oom
+    title: Out of memory
+    reports: peer
+    match: 'oom'
+)") == "x.yaml:4:14: 'reports: peer' needs 'role: symptom'");
+  CHECK(load_error(R"(rules:
+  - id: nccl.watchdog_timeout
+    title: Timeout
+    role: symptom
+    reports: others
+    match: 'timed out'
+)") == "x.yaml:5:14: 'reports' must be one of self, peer, not 'others'");
+}
+
 TEST_CASE("frames need scope message, and priority an integer in range") {
   CHECK(load_error(R"(rules:
   - id: cuda.oom

@@ -127,6 +127,7 @@ void check_same_rule(const Rule& decoded, const Rule& loaded) {
   CHECK(decoded.title == loaded.title);
   CHECK(decoded.category == loaded.category);
   CHECK(decoded.role == loaded.role);
+  CHECK(decoded.reports_peer == loaded.reports_peer);
   CHECK(decoded.severity == loaded.severity);
   CHECK(decoded.scope == loaded.scope);
   CHECK(decoded.origin == loaded.origin);
@@ -192,6 +193,7 @@ constexpr std::string_view kSmallPack = R"(rules:
     title: Heads not divisible
     category: tensor-parallel
     role: symptom
+    reports: peer
     severity: warning
     scope: line
     match:
@@ -246,6 +248,7 @@ TEST_CASE("a rule with every field set survives encoding and decoding") {
   check_same_rules(*decoded, loaded);
   const Rule& rule = (*decoded)[0];
   CHECK(rule.role == faultline::rules::Role::kSymptom);
+  CHECK(rule.reports_peer);
   CHECK(rule.scope == faultline::rules::Scope::kLine);
   CHECK(rule.explain->render({{"heads", int64_t{32}}, {"tp", int64_t{6}}}) == "32 heads over 6, {literally}");
   CHECK(rule.narrative->source() == "rank waited");
@@ -312,7 +315,7 @@ TEST_CASE("bytes that are not a compiled pack are rejected by their magic") {
 TEST_CASE("another format version is rejected") {
   std::string bytes = encode_rules({});
   bytes[4] = 9;
-  CHECK(decode_error(bytes) == "byte 4: format version 9, this faultline reads version 2");
+  CHECK(decode_error(bytes) == "byte 4: format version 9, this faultline reads version 3");
 }
 
 TEST_CASE("a count larger than the bytes left is rejected before reading") {
@@ -352,7 +355,7 @@ TEST_CASE("a pattern RE2 rejects names its rule") {
   rules[1].match[0].text = "(unclosed";
   CHECK(decode_error(encode_rules(rules)) ==
         "byte " + std::to_string(encode_rules({rules[0]}).size()) +
-            ": rule 'cuda.oom' (x.yaml:29): bad regex in 'match': missing ): (unclosed");
+            ": rule 'cuda.oom' (x.yaml:30): bad regex in 'match': missing ): (unclosed");
 }
 
 TEST_CASE("captures that differ from the compiled pattern's are rejected") {

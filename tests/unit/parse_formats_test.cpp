@@ -153,6 +153,10 @@ TEST_CASE("vLLM Worker_TPn gives the TP rank; Worker_PPp_TPn with p > 0 leaves t
   CHECK(parse_one("(Worker_TP1 pid=9) INFO 11-29 10:22:33 [gpu_worker.py:1] ready").rank == 1);
   CHECK(parse_one("(Worker_PP0_TP2 pid=9) INFO 11-29 10:22:33 [gpu_worker.py:1] ready").rank == 2);
   CHECK(parse_one("(Worker_PP1_TP2 pid=9) INFO 11-29 10:22:33 [gpu_worker.py:1] ready").rank == -1);
+  // vLLM 0.10 spells the worker "VllmWorker TP1"; a TP inside a word is no tag.
+  CHECK(parse_one("(VllmWorker TP3 pid=9) ERROR 11-29 10:22:33 [multiproc_executor.py:1] failed").rank == 3);
+  CHECK(parse_one("(VllmWorker PP1 TP3 pid=9) ERROR 11-29 10:22:33 [multiproc_executor.py:1] x").rank == -1);
+  CHECK(parse_one("(HTTP2Server pid=9) INFO 11-29 10:22:33 [server.py:1] up").rank == -1);
 }
 
 TEST_CASE("vLLM V0 process prefix (index only) keeps the old header") {
@@ -532,4 +536,17 @@ TEST_CASE("every shared/corpus-real log goes through LineParser and Assembler" *
     ++logs;
   }
   CHECK(logs > 0);
+}
+
+TEST_CASE("a wrapper's level tag in front of an exception line goes; before other text it stays") {
+  auto tagged = parse_one("[INFO] RuntimeError: use_libuv was requested but PyTorch was built without it");
+  CHECK(tagged.text == "RuntimeError: use_libuv was requested but PyTorch was built without it");
+  CHECK(tagged.severity == 0);  // the wrapper's level, not the exception's
+  CHECK(parse_one("2024-09-15 10:00:39 [ERROR] torch.OutOfMemoryError: CUDA out of memory.").text ==
+        "torch.OutOfMemoryError: CUDA out of memory.");
+  CHECK(parse_one("ERROR: ValueError: bad config").text == "ValueError: bad config");
+  CHECK(parse_one("[INFO] Starting the RuntimeError handler").text ==
+        "[INFO] Starting the RuntimeError handler");
+  CHECK(parse_one("ERROR: Could not find a version that satisfies the requirement").text ==
+        "ERROR: Could not find a version that satisfies the requirement");
 }

@@ -78,3 +78,19 @@ TEST_CASE("a lone closing brace is an error at its column") {
 TEST_CASE("an empty hole is an error") {
   CHECK(parse_error("a {} b") == "column 4: expected a value");
 }
+
+TEST_CASE("a deferred template parses at its first use and renders as a parsed one") {
+  std::string text = "Pick one of {divisors(heads)} below {tp}; {{literal}}";
+  Template deferred = Template::deferred(text);
+  CHECK(deferred.source() == text);
+  CHECK(deferred.render(kFacts) == render(text, kFacts));
+  CHECK(deferred.fact_names() == std::vector<std::string>{"heads", "tp"});
+  // Copies share the one parse.
+  Template copy = deferred;
+  CHECK(copy.render(kFacts) == render(text, kFacts));
+  CHECK_FALSE(deferred.render({}).has_value());
+}
+
+TEST_CASE("a deferred template whose text does not parse renders as it stands") {
+  CHECK(Template::deferred("abc {heads").render(kFacts) == std::optional<std::string>("abc {heads"));
+}
