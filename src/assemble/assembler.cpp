@@ -306,6 +306,12 @@ struct Assembler::Stream {
       bool keep_previous = !previous_.text.empty() && is_space(previous_.text.front());
       begin(line, sequence, EventKind::kTraceback);
       if (keep_previous) event_.lines.insert(event_.lines.begin(), previous_);
+      // Indented as a whole (torchelastic's error-file block, a quoted paste): its exception line
+      // is indented less than its frames.
+      if (is_space(text.front())) {
+        embedded_ = true;
+        frame_indent_ = text.size() - trim_left(text).size();
+      }
       state_ = State::kFrames;
     } else if (is_exception_line(text, true)) {
       bool keep_assert = !previous_.text.empty() && is_assert_statement(previous_.text) &&

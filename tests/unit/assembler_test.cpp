@@ -266,6 +266,19 @@ TEST_CASE("a traceback pasted without its header starts at its first frame and k
   CHECK(events[0].lines[events[0].message_line].text == "AssertionError: heads");
 }
 
+TEST_CASE("a headerless traceback indented as a whole ends at its exception, indented less than its frames") {
+  // torchelastic's error-file block prints the worker's traceback so, without its header.
+  auto events = assemble(
+      "    File \"/x/train.py\", line 256, in __init__\n"
+      "      model = f()\n"
+      "  ValueError: Mesh is not available.\n"
+      "next step\n");
+  REQUIRE_FALSE(events.empty());
+  CHECK(events[0].kind == EventKind::kTraceback);
+  CHECK(events[0].exception_type == "ValueError");
+  CHECK(events[0].message == "ValueError: Mesh is not available.");
+}
+
 TEST_CASE("a pasted traceback does not keep an unindented line before it") {
   auto events = assemble(
       "plain text\n"
