@@ -26,6 +26,12 @@ void replace_no_rank_reason(Diagnosis& diagnosis, Reason reason) {
     diagnosis.reasons.push_back(std::move(reason));
 }
 
+// A layout error (tp., pp.): every rank computes the same shapes and fails alike, so which rank
+// a launcher or an agent saw first says nothing of who started it.
+bool layout_error(const FindingGroup& chosen) {
+  return chosen.rule->cause.starts_with("tp.") || chosen.rule->cause.starts_with("pp.");
+}
+
 // The same failure often appears twice: a bare error line that names no rank, and a relay of it
 // (a watchdog, a launcher) that does. One rank named by the relays is it.
 void name_rank_from_relay(Diagnosis& diagnosis, const FindingGroup& chosen,
@@ -47,8 +53,7 @@ void name_rank_from_relay(Diagnosis& diagnosis, const FindingGroup& chosen,
 // fails alike, and which one the agent saw first is a race.
 void name_rank_from_root_cause_entry(Diagnosis& diagnosis, const FindingGroup& chosen,
                                      const job::ProcessTable& processes) {
-  bool layout_error = chosen.rule->cause.starts_with("tp.") || chosen.rule->cause.starts_with("pp.");
-  if (layout_error || (!chosen.ranks.empty() && chosen.rule->role != Role::kSymptom)) return;
+  if (layout_error(chosen) || (!chosen.ranks.empty() && chosen.rule->role != Role::kSymptom)) return;
   if (auto lead = root_cause_entry(processes, {})) {
     diagnosis.initiating_rank = lead->rank;
     diagnosis.reasons.push_back(lead->reason);
@@ -73,9 +78,8 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
   // A root cause whose lines name no process: the one local rank the launcher says failed
   // (torchrun's "failed (exitcode: 1) local_rank: 0") is the process that printed it. Not for a
   // layout error, which every rank hits alike, nor on a job that says it spans several nodes.
-  bool layout_error = chosen.rule->cause.starts_with("tp.") || chosen.rule->cause.starts_with("pp.");
   bool several_nodes = int_fact(diagnosis.facts, "nnodes").value_or(1) > 1;
-  if (!local_rank && chosen.rule->role == Role::kRootCause && !layout_error && !several_nodes) {
+  if (!local_rank && chosen.rule->role == Role::kRootCause && !layout_error(chosen) && !several_nodes) {
     std::set<int64_t> failed;
     for (const Finding* f : symptoms) {
       if (f->rule->reports_peer) continue;

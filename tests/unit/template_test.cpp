@@ -85,7 +85,7 @@ TEST_CASE("a deferred template parses at its first use and renders as a parsed o
   CHECK(deferred.source() == text);
   CHECK(deferred.render(kFacts) == render(text, kFacts));
   CHECK(deferred.fact_names() == std::vector<std::string>{"heads", "tp"});
-  // Copies share the one parse.
+  // A copy renders alike.
   Template copy = deferred;
   CHECK(copy.render(kFacts) == render(text, kFacts));
   CHECK_FALSE(deferred.render({}).has_value());
