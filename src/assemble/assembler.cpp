@@ -61,6 +61,7 @@ bool has_exception_suffix(string_view name) {
 // A Python exception line. `strict` (outside a traceback) requires a name such as
 // `...Error: text`; inside a traceback any `name: text` or a bare `...Error` counts.
 bool is_exception_line(string_view text, bool strict) {
+  text = trim_right(text);  // a terminal pads a line to its width
   if (text.starts_with("File \"") || text.starts_with(kTracebackHeader)) return false;
   size_t length = exception_name_length(text);
   if (length == 0) return false;
@@ -209,6 +210,13 @@ struct Assembler::Stream {
           add_line(line);
           return;
         }
+        if (awaits_message(text)) {  // "ValueError:" alone: its message is the next line
+          add_line(line);
+          event_.message.resize(trim_right(event_.message).size());
+          append_message(" ", trim(text));
+          ++continuations_;
+          return;
+        }
         if (is_space(line.text.front()) && !trim_left(text).starts_with("File \"") &&
             continuations_ < kMaxMessageContinuations) {
           add_line(line);
@@ -264,7 +272,7 @@ struct Assembler::Stream {
       case State::kFrames:
         return looks_like_traceback_line(text);
       case State::kMessage:
-        return (!text.empty() && is_space(text.front())) || is_chaining_line(text);
+        return (!text.empty() && is_space(text.front())) || is_chaining_line(text) || awaits_message(text);
       case State::kAfterMessage:
         return text.empty() || is_chaining_line(text) || text.starts_with(kTracebackHeader);
       default:
@@ -486,6 +494,18 @@ struct Assembler::Stream {
   bool embedded_ = false;
   size_t frame_indent_ = string_view::npos;
 
+  // An exception line that ends at its colon ("ValueError:", the message passed as a string that
+  // starts with a newline) takes the next line as its message, indented or not, unless that line
+  // starts something of its own.
+  bool awaits_message(string_view text) const {
+    if (state_ != State::kMessage || continuations_ > 0 || event_.message.empty() ||
+        trim_right(event_.message).back() != ':' || trim(text).empty())
+      return false;
+    string_view next = trim_left(text);
+    return !next.starts_with("File \"") && !next.starts_with(kTracebackHeader) && !is_chaining_line(next) &&
+           !is_exception_line(next, true) && !next.starts_with(kTerminateHeader);
+  }
+
   bool indented_exception(string_view text) const {
     if (!embedded_ || frame_indent_ == string_view::npos) return false;
     string_view trimmed = trim_left(text);
@@ -500,7 +520,7 @@ struct Assembler::Stream {
   // Where the last line went into the message, so that a mended line can replace it.
   size_t mark_line_ = SIZE_MAX;
   size_t mark_at_ = 0;
-  string_view mark_separator_;  // a literal: "" (the line set the message), "\n" or ": "
+  string_view mark_separator_;  // a literal: "" (the line set the message), "\n", " " or ": "
 };
 
 Assembler::Assembler(Sink sink) : sink_(std::move(sink)) {}

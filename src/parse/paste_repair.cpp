@@ -12,6 +12,8 @@ using std::string_view;
 
 constexpr string_view kTerminate = "terminate called after throwing an instance of '";
 constexpr size_t kMaxPieces = 4096;
+// Two records of a timestamped log are longer than this; one line of it seldom is.
+constexpr size_t kMinJoinedRecords = 120;
 
 // "[rank12]:" at text[at].
 bool rank_prefix_at(string_view text, size_t at) {
@@ -19,6 +21,26 @@ bool rank_prefix_at(string_view text, size_t at) {
   if (!rest.starts_with("[rank")) return false;
   rest.remove_prefix(5);
   return take_integer(rest) && rest.starts_with("]:");
+}
+
+// "2025-10-31 03:11:02": a date, then its time, as a log record starts.
+bool starts_with_date(string_view text) {
+  return text.size() >= 19 && is_digit(text[0]) && is_digit(text[1]) && is_digit(text[2]) &&
+         is_digit(text[3]) && (text[4] == '-' || text[4] == '/') && is_digit(text[5]) && is_digit(text[6]) &&
+         text[7] == text[4] && is_digit(text[8]) && is_digit(text[9]);
+}
+
+// Whether text[at] starts a record stamped as `text` is at its start: the same characters, or a
+// digit where it has a digit, for the length of a date and time.
+bool same_stamp_at(string_view text, size_t at) {
+  constexpr size_t kStamp = 19;
+  if (at == 0 || !is_space(text[at - 1]) || text.size() - at < kStamp) return false;
+  for (size_t i = 0; i < kStamp; ++i) {
+    char head = text[i];
+    char here = text[at + i];
+    if (is_digit(head) ? !is_digit(here) : head != here) return false;
+  }
+  return true;
 }
 
 size_t count_text(string_view text, string_view needle, size_t enough) {
@@ -137,6 +159,14 @@ bool split_flattened(string_view text, std::string& buffer, std::vector<string_v
   if (rank_prefix_at(text, 0)) {
     split_before(
         text, "[rank", [&](size_t at) { return rank_prefix_at(text, at); }, pieces);
+    if (!pieces.empty()) return false;
+  }
+  // Records a terminal or a web page joined into one line, each padded to the width: split
+  // before each stamp shaped as the line's own.
+  if (text.size() >= kMinJoinedRecords && starts_with_date(text)) {
+    split_before(
+        text, text.substr(0, 4), [&](size_t at) { return same_stamp_at(text, at); }, pieces);
+    for (auto& piece : pieces) piece = trim_right(piece);  // the padding is no part of a record
     if (!pieces.empty()) return false;
   }
   if (std::memchr(text.data(), '\'', text.size()) == nullptr) return false;  // kTerminate ends in a quote

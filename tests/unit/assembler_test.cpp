@@ -53,6 +53,50 @@ TEST_CASE("a traceback becomes one event with the exception as its message") {
   CHECK(event.sequence == 0);
 }
 
+TEST_CASE("an exception line that ends at its colon takes the next line as its message") {
+  auto events = assemble(
+      "[rank0]: Traceback (most recent call last):\n"
+      "[rank0]:   File \"train.py\", line 9, in main\n"
+      "[rank0]:     raise ValueError(\n"
+      "[rank0]: ValueError:\n"
+      "[rank0]: the checkpoint holds no config.json\n"
+      "[rank0]: next record\n");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].exception_type == "ValueError");
+  CHECK(events[0].message == "ValueError: the checkpoint holds no config.json");
+  CHECK(events[0].lines.size() == 5);
+
+  auto bare = assemble("ValueError:   \n  tensor_parallel_size exceeds the GPUs\n");
+  REQUIRE(bare.size() == 1);
+  CHECK(bare[0].kind == EventKind::kException);
+  CHECK(bare[0].message == "ValueError: tensor_parallel_size exceeds the GPUs");
+}
+
+TEST_CASE("an exception line padded with spaces to a terminal's width still ends its traceback") {
+  auto events = assemble(
+      "Traceback (most recent call last):\n"
+      "  File \"load.py\", line 4, in load\n"
+      "    assert metadata is not None\n"
+      "AssertionError                    \n");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].exception_type == "AssertionError");
+  CHECK(events[0].message_line == 3);
+}
+
+TEST_CASE("an exception line that ends at its colon does not take a traceback or another exception") {
+  auto events = assemble(
+      "RuntimeError:\n"
+      "Traceback (most recent call last):\n"
+      "  File \"a.py\", line 1, in f\n"
+      "KeyError: 'x'\n");
+  REQUIRE(!events.empty());
+  CHECK(events[0].message.find("Traceback") == std::string::npos);
+  auto second = assemble("RuntimeError:\nValueError: another\n");
+  REQUIRE(second.size() == 2);
+  CHECK(second[0].message == "RuntimeError:");
+  CHECK(second[1].message == "ValueError: another");
+}
+
 TEST_CASE("a traceback interleaved line by line with another rank's comes out whole") {
   auto events = assemble(
       "[rank0]: Traceback (most recent call last):\n"

@@ -503,6 +503,22 @@ TEST_CASE("many [rankN]: records on one line are split into lines") {
   CHECK(lines[2].text == "  File \"x\", line 1");
 }
 
+TEST_CASE("timestamped records joined into one padded line are split before each stamp") {
+  std::string pad(30, ' ');
+  auto events = assemble(
+      "2025-03-04 05:06:07,123 - trainer - INFO - [rank1]: Traceback (most recent call last):" + pad +
+      "2025-03-04 05:06:07,124 - trainer - INFO - [rank1]:   File \"t.py\", line 5, in f" + pad +
+      "2025-03-04 05:06:07,125 - trainer - INFO - [rank1]: KeyError: 'weight'\n");
+  const Event* traceback = find_kind(events, EventKind::kTraceback);
+  REQUIRE(traceback != nullptr);
+  CHECK(traceback->rank == 1);
+  CHECK(traceback->message == "KeyError: 'weight'");
+  // A stamp of another shape inside a record's text is not a record of its own.
+  auto lines = parse_all("2025-03-04 05:06:07 INFO saved checkpoint" + pad + pad + pad +
+                         " created 2025-03-04T05:06:07 at step 9\n");
+  CHECK(lines.size() == 1);
+}
+
 TEST_CASE("a log flattened with literal \\n is split and unescaped") {
   auto events = assemble(
       "'Traceback (most recent call last):\\n  File \\\"x.py\\\", line 9, in <module>\\n    "
