@@ -502,8 +502,9 @@ struct Assembler::Stream {
         trim_right(event_.message).back() != ':' || trim(text).empty())
       return false;
     string_view next = trim_left(text);
-    return !next.starts_with("File \"") && !next.starts_with(kTracebackHeader) && !is_chaining_line(next) &&
-           !is_exception_line(next, true) && !next.starts_with(kTerminateHeader);
+    bool words = std::any_of(next.begin(), next.end(), [](char c) { return is_word(c); });  // not a rule
+    return words && !next.starts_with("File \"") && !next.starts_with(kTracebackHeader) &&
+           !is_chaining_line(next) && !is_exception_line(next, true) && !next.starts_with(kTerminateHeader);
   }
 
   bool indented_exception(string_view text) const {

@@ -91,6 +91,9 @@ TEST_CASE("an exception line that ends at its colon does not take a traceback or
       "KeyError: 'x'\n");
   REQUIRE(!events.empty());
   CHECK(events[0].message.find("Traceback") == std::string::npos);
+  auto ruled = assemble("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n=======\n");
+  REQUIRE(!ruled.empty());
+  CHECK(ruled[0].message == "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ");
   auto second = assemble("RuntimeError:\nValueError: another\n");
   REQUIRE(second.size() == 2);
   CHECK(second[0].message == "RuntimeError:");
