@@ -17,6 +17,8 @@ using std::string_view;
 constexpr string_view kTracebackHeader = "Traceback (most recent call last):";
 constexpr string_view kTerminateHeader = "terminate called after throwing an instance of '";
 constexpr size_t kMaxMessageContinuations = 20;
+// A bare exception line indented by at most this much is a quoted paste's, not a code line's.
+constexpr size_t kMaxExceptionIndent = 8;
 constexpr size_t kMaxStreams = 4096;
 
 // `  File "x.py", line 3, in f`: a frame, which also starts a traceback pasted without its
@@ -321,6 +323,12 @@ struct Assembler::Stream {
         frame_indent_ = text.size() - trim_left(text).size();
       }
       state_ = State::kFrames;
+    } else if (size_t indent = text.size() - trim_left(text).size();
+               indent > 0 && indent <= kMaxExceptionIndent && is_exception_line(trim_left(text), true)) {
+      // A bare exception line indented as a whole (a quoted paste).
+      begin(line, sequence, EventKind::kException);
+      embedded_ = true;
+      set_message(line);
     } else if (is_exception_line(text, true)) {
       bool keep_assert = !previous_.text.empty() && is_assert_statement(previous_.text) &&
                          text.starts_with("AssertionError");
@@ -511,7 +519,9 @@ struct Assembler::Stream {
     if (!embedded_ || frame_indent_ == string_view::npos) return false;
     string_view trimmed = trim_left(text);
     size_t indent = text.size() - trimmed.size();
-    return indent > 0 && indent < frame_indent_ && is_exception_line(trimmed, false) &&
+    // At the frames' own indentation (a paste that indented the exception with them) only a
+    // class named as one counts: a source line is indented deeper.
+    return indent > 0 && indent <= frame_indent_ && is_exception_line(trimmed, indent == frame_indent_) &&
            !is_chaining_line(trimmed);
   }
   State state_ = State::kIdle;

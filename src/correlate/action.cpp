@@ -350,6 +350,14 @@ Action plan_action(const std::string& cause, const std::string& rule_id, const F
   }
   // An expert-parallel size that does not fit the GPUs, the GPUs unknown: no TP/PP layout either.
   bool expert_layout = cause == "tp.size_exceeds_gpus" && size_fact(facts, "ep");
+  // A layout that did not fit GPUs the job does not count: any layout suggested would be a guess,
+  // and the job's own is the one that crashed.
+  if (cause == "tp.size_exceeds_gpus" && !gpus) {
+    if (std::find(action.unknown.begin(), action.unknown.end(), "gpus") == action.unknown.end())
+      action.unknown.push_back("gpus");
+    name_settings(action);
+    return action;
+  }
   if ((any_size || model.layers || cause == "tp.size_exceeds_gpus") && !expert_layout) {
     action.suggest = tp::suggest_layout(model, gpus, tp, pp, rules);
     // TensorRT-LLM runs exactly TP x PP processes (preflight's --framework trtllm says so too).

@@ -47,7 +47,7 @@ Diagnosis diagnose(const FindingGroup& group, const Facts& facts, const std::vec
   if (group.hosts.size() == 1 && !find_fact(words, "host"))
     set_fact(words, "host", Value(group.hosts.front()));
   if (rule.explain) {
-    diagnosis.explain = std::string(trim(rule.explain->render(words).value_or(rule.explain->source())));
+    diagnosis.explain = std::string(trim(rule.explain->render_prose(words)));
   }
   diagnosis.symptoms = render_all(rule.symptoms, words);
   diagnosis.confirm = render_all(rule.confirm, words);

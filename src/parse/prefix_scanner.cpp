@@ -121,6 +121,10 @@ class PrefixScanner {
       : rest_(text), line_(line), context_(context), notes_(notes), probe_(probe) {}
 
   string_view run() {
+    // A quoted paste indents whole lines, "[rank2]:" prefixes and all.
+    if (!rest_.empty() && is_space(rest_.front()) && trim_left(rest_).starts_with("[rank") &&
+        starts_with_rank_prefix(trim_left(rest_)))
+      rest_ = trim_left(rest_);
     for (int round = 0; round < 12; ++round) {
       if (!take_one()) break;
     }

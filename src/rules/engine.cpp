@@ -198,28 +198,55 @@ void keep_highest_priority(std::vector<Finding>& findings) {
   std::erase_if(findings, [&](const Finding& finding) { return priorities.yields(finding); });
 }
 
+namespace {
+
+// Python's "^^^^" / "~~~^^^" under a code line.
+bool is_marker(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("^~ ") == std::string_view::npos;
+}
+
+// A line of source code: indented, and no header, marker or traceback header.
+bool is_code_line(std::string_view line) {
+  std::string_view text = trim(line);
+  return !line.empty() && is_space(line.front()) && !text.empty() && !is_marker(text) &&
+         !is_frame_header(text) && !text.starts_with("Traceback ");
+}
+
+}  // namespace
+
 std::vector<std::string> traceback_frames(const assemble::Event& event) {
   std::vector<std::string> frames;
   size_t end = event.message.empty() ? event.lines.size() : std::min(event.message_line, event.lines.size());
   for (size_t i = 0; i < end; ++i) {
     std::string_view text = trim(event.lines[i].text);
     // The code line of a frame whose header a paste cut off above it: a frame of source alone.
-    if (i == 0 && !text.empty() && !is_frame_header(text) && !text.starts_with("Traceback ") &&
-        is_space(event.lines[i].text.front())) {
+    if (i == 0 && is_code_line(event.lines[i].text)) {
       frames.push_back("\n" + std::string(text));
       continue;
     }
     if (!is_frame_header(text)) continue;
     std::string frame(text);
-    if (i + 1 < end) {
-      std::string_view source = trim(event.lines[i + 1].text);
-      bool marker = !source.empty() && source.find_first_not_of("^~ ") == std::string_view::npos;
-      if (!source.empty() && !marker && !is_frame_header(source) && !source.starts_with("Traceback ")) {
-        frame += '\n';
-        frame += source;
-      }
+    size_t next = i + 1;
+    // Its source line, indented or not (a paste may have lost the indentation).
+    if (std::string_view source = next < end ? trim(event.lines[next].text) : std::string_view();
+        !source.empty() && !is_marker(source) && !is_frame_header(source) &&
+        !source.starts_with("Traceback ")) {
+      frame += '\n';
+      frame += source;
+      ++next;
     }
     frames.push_back(std::move(frame));
+    // More code lines under one frame: the frames below it whose headers the paste lost, each a
+    // frame of source alone (an assert under its caller's line).
+    for (; next < end && !is_frame_header(trim(event.lines[next].text)); ++next) {
+      std::string_view line = event.lines[next].text;
+      if (is_code_line(line)) {
+        frames.push_back("\n" + std::string(trim(line)));
+      } else if (!is_marker(trim(line))) {
+        break;
+      }
+    }
+    i = next - 1;
   }
   std::reverse(frames.begin(), frames.end());
   return frames;

@@ -1,5 +1,7 @@
 #include "rules/template.hpp"
 
+#include "base/text.hpp"
+
 namespace faultline::rules {
 
 Result<Template> Template::parse(std::string_view text) {
@@ -77,6 +79,61 @@ std::optional<std::string> Template::render(const Facts& facts) const {
     auto value = piece.expression->evaluate(facts);
     if (!value) return std::nullopt;
     out += to_display(*value);
+  }
+  return out;
+}
+
+namespace {
+
+// `text` without each parenthesis that holds a hole: "(asked for {gpus} GPUs) ".
+std::string without_held_parentheses(std::string_view text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t open = text.find(" (", i);
+    size_t close = open == std::string_view::npos ? open : text.find(')', open);
+    if (close == std::string_view::npos) break;
+    std::string_view held = text.substr(open, close + 1 - open);
+    out.append(text.substr(i, open - i));
+    if (held.find('{') == std::string_view::npos) out.append(held);
+    i = close + 1;
+  }
+  out.append(text.substr(i));
+  return out;
+}
+
+// One sentence, or without its parentheses that need a missing fact; nothing if still not.
+std::optional<std::string> render_sentence(std::string_view sentence, const Facts& facts) {
+  for (const std::string& text : {std::string(sentence), without_held_parentheses(sentence)}) {
+    auto parsed = Template::parse(text);
+    if (!parsed) return std::nullopt;
+    if (auto rendered = parsed->render(facts)) return rendered;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string Template::render_prose(const Facts& facts) const {
+  if (auto whole = render(facts)) return *whole;
+  // Sentence by sentence, splitting after ". " outside the holes.
+  std::string out;
+  std::string_view text = source_;
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    bool end = i == text.size();
+    if (!end) {
+      depth += text[i] == '{' ? 1 : text[i] == '}' ? -1 : 0;
+      if (depth != 0 || text[i] != '.' || i + 1 >= text.size() || !is_space(text[i + 1])) continue;
+    }
+    size_t stop = end ? i : i + 1;
+    std::string_view sentence = trim(text.substr(start, stop - start));
+    if (auto rendered = sentence.empty() ? std::nullopt : render_sentence(sentence, facts)) {
+      if (!out.empty()) out += ' ';
+      out += *rendered;
+    }
+    start = stop;
   }
   return out;
 }

@@ -26,6 +26,9 @@ class Template {
   std::vector<std::string> fact_names() const;
   // Nothing when a fact it needs is missing or an expression fails.
   std::optional<std::string> render(const Facts& facts) const;
+  // Prose rendered as far as the facts allow: a sentence, or a parenthesis in it, that needs a
+  // missing fact is left out (empty when every sentence does).
+  std::string render_prose(const Facts& facts) const;
   const std::string& source() const { return source_; }
 
  private:

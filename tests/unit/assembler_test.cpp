@@ -72,6 +72,28 @@ TEST_CASE("an exception line that ends at its colon takes the next line as its m
   CHECK(bare[0].message == "ValueError: tensor_parallel_size exceeds the GPUs");
 }
 
+TEST_CASE(
+    "a paste indented as a whole: a bare exception line, one at its frames' indentation, a rank prefix") {
+  auto bare = assemble("    RuntimeError: boom in the widget\n");
+  REQUIRE(bare.size() == 1);
+  CHECK(bare[0].kind == EventKind::kException);
+  CHECK(bare[0].message == "RuntimeError: boom in the widget");
+  auto level = assemble(
+      "  File \"/opt/app/serve.py\", line 33, in __init__\n"
+      "      assert heads % tp == 0\n"
+      "  AssertionError\n"
+      "next\n");
+  REQUIRE(level.size() == 1);
+  CHECK(level[0].exception_type == "AssertionError");
+  CHECK(level[0].lines.size() == 3);
+  auto ranked = assemble("    [rank2]: ZeroDivisionError: integer division or modulo by zero\n");
+  REQUIRE(ranked.size() == 1);
+  CHECK(ranked[0].rank == 2);
+  CHECK(ranked[0].message == "ZeroDivisionError: integer division or modulo by zero");
+  // A code line indented deeper than a quoted paste would be is not an exception.
+  CHECK(assemble("            ValueError: not raised here\n").empty());
+}
+
 TEST_CASE("an exception line padded with spaces to a terminal's width still ends its traceback") {
   auto events = assemble(
       "Traceback (most recent call last):\n"

@@ -466,3 +466,20 @@ TEST_CASE("traceback_frames: the code line of a frame cut off above is a frame o
                          "    x = 1", "ValueError: no"});
   CHECK(traceback_frames(whole).size() == 1);
 }
+
+TEST_CASE("traceback_frames: more code lines under one frame are frames of source alone, innermost first") {
+  using faultline::rules::traceback_frames;
+  auto lost =
+      event_of({"  File \"/opt/app/serve.py\", line 33, in __init__", "    super().__init__(kvargs)",
+                "    ^^^^^^^^^^^^^^^^^^^^^^^^",
+                "    assert self.config[\"num_attention_heads\"] % self.world_size_ == 0", "AssertionError"});
+  CHECK(
+      traceback_frames(lost) ==
+      std::vector<std::string>{"\nassert self.config[\"num_attention_heads\"] % self.world_size_ == 0",
+                               "File \"/opt/app/serve.py\", line 33, in __init__\nsuper().__init__(kvargs)"});
+  // A source line that lost its indentation is still its frame's; the next header ends the run.
+  auto flat =
+      event_of({"File \"/a.py\", line 1, in f", "g()", "File \"/b.py\", line 2, in g", "h()", "KeyError: 1"});
+  CHECK(traceback_frames(flat) ==
+        std::vector<std::string>{"File \"/b.py\", line 2, in g\nh()", "File \"/a.py\", line 1, in f\ng()"});
+}

@@ -94,3 +94,17 @@ TEST_CASE("a deferred template parses at its first use and renders as a parsed o
 TEST_CASE("a deferred template whose text does not parse renders as it stands") {
   CHECK(Template::deferred("abc {heads").render(kFacts) == std::optional<std::string>("abc {heads"));
 }
+
+TEST_CASE("prose renders what its facts allow: a sentence or parenthesis that needs a missing fact goes") {
+  auto prose = [](std::string_view text, const Facts& facts) {
+    return Template::parse(text)->render_prose(facts);
+  };
+  CHECK(prose("{heads} heads. Over {tp} ranks.", kFacts) == "32 heads. Over 6 ranks.");
+  CHECK(prose("Ray asked for GPUs ({gpus} in total) and found none. Start the node.", kFacts) ==
+        "Ray asked for GPUs and found none. Start the node.");
+  CHECK(prose("The {gpus} GPUs were too few. Pick a TP that divides {heads}.", kFacts) ==
+        "Pick a TP that divides 32.");
+  CHECK(prose("Nothing of {gpus}.", kFacts).empty());
+  // A dot inside a hole ends no sentence.
+  CHECK(prose("Sizes {divisors(heads)}. Then {gpus}.", kFacts) == "Sizes 1, 2, 4, 8, 16, 32.");
+}
