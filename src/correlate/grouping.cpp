@@ -71,12 +71,19 @@ Split split_tiers(const std::vector<Finding>& findings) {
 }
 
 // An error no rule knows that came after a collective had already timed out is the hang's
-// collateral (an abort, a broken connection), not its cause.
+// collateral (an abort, a broken connection), not its cause; but not an error of ranks none of
+// which timed out: those are the ranks the others waited for, whose output came late.
 bool after_hang(const std::vector<FindingGroup>& symptom_groups,
                 const std::vector<FindingGroup>& unknown_groups) {
   return std::any_of(symptom_groups.begin(), symptom_groups.end(), [&](const FindingGroup& symptom) {
     if (symptom.rule->cause != "nccl.watchdog_timeout" || unknown_groups.empty()) return false;
     const FindingGroup& error = unknown_groups.front();
+    bool waited_for =
+        !error.ranks.empty() && !symptom.ranks.empty() &&
+        std::none_of(error.ranks.begin(), error.ranks.end(), [&](int rank) {
+          return std::find(symptom.ranks.begin(), symptom.ranks.end(), rank) != symptom.ranks.end();
+        });
+    if (waited_for) return false;
     if (symptom.first_time.valid && error.first_time.valid) {
       return compare(symptom.first_time, error.first_time).value_or(1) < 0;
     }

@@ -76,11 +76,13 @@ std::vector<JobFact> collect_job_facts(const std::vector<Finding>& findings) {
 Facts diagnosis_facts(const FindingGroup& chosen, const std::vector<FindingGroup>& candidates,
                       const std::vector<JobFact>& job_facts) {
   Facts facts = chosen.facts;
-  // Each group of an error no rule knows is another error: its message is no fact of this one.
-  bool own_only = chosen.rule->cause == "unrecognised";
+  // Each group of an error no rule knows is another error: its class and message say nothing
+  // of this one (where it was raised, the exit code, still may).
+  bool unknown_error = chosen.rule->cause == "unrecognised";
   for (const auto& group : candidates) {
-    if (own_only || &group == &chosen || group.rule->cause != chosen.rule->cause) continue;
+    if (&group == &chosen || group.rule->cause != chosen.rule->cause) continue;
     for (const auto& [name, value] : group.facts) {
+      if (unknown_error && (name == "exception" || name == "message")) continue;
       if (!find_fact(facts, name)) set_fact(facts, name, value);
     }
   }

@@ -69,7 +69,17 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
                         const std::vector<const Finding*>& members, const JobShape& shape,
                         const std::vector<const Finding*>& symptoms) {
   if (!chosen.ranks.empty()) return;
-  if (shape.ranks_seen.size() == 1) {
+  // The one rank in the logs is no clue when all it reported was a peer's failure (a watchdog
+  // timeout) and the job had other ranks (its number says so, or the world size): a witness is
+  // not the rank that failed. A lone rank 0 may be the job's one process.
+  int only = shape.ranks_seen.size() == 1 ? shape.ranks_seen.front() : -1;
+  bool others = only > 0 || int_fact(diagnosis.facts, "world_size").value_or(1) > 1;
+  bool witness = only >= 0 && others &&
+                 std::any_of(symptoms.begin(), symptoms.end(),
+                             [&](const Finding* f) { return f->rank == only && f->rule->reports_peer; }) &&
+                 std::none_of(symptoms.begin(), symptoms.end(),
+                              [&](const Finding* f) { return f->rank == only && !f->rule->reports_peer; });
+  if (only >= 0 && !witness) {
     diagnosis.initiating_rank = shape.ranks_seen.front();
     replace_no_rank_reason(diagnosis, Reason(Kind::kOnlyRankInLogs).set("rank", shape.ranks_seen.front()));
     return;

@@ -134,7 +134,8 @@ class PrefixScanner {
   bool take_one() {
     return take_paren_prefix() || take_bracketed() || take_iso_prefix() || take_syslog_prefix() ||
            take_ctime_prefix() || take_srun_label() || take_compose_prefix() || take_glog_header() ||
-           take_vllm_header() || take_host_prefix() || take_role_prefix() || take_level_before_exception();
+           take_vllm_header() || take_determined_tag() || take_host_prefix() || take_role_prefix() ||
+           take_level_before_exception();
   }
 
  private:
@@ -147,6 +148,24 @@ class PrefixScanner {
   }
   void set_severity(char severity) {
     if (!line_.severity) line_.severity = severity;
+  }
+
+  // Determined AI's trial logs, after their time: "fa88a9df [rank=2] || " (the container's short
+  // id, the rank, then the process's own line).
+  bool take_determined_tag() {
+    string_view rest = rest_;
+    size_t hex = 0;
+    while (hex < rest.size() && hex <= 16 && (is_digit(rest[hex]) || (rest[hex] >= 'a' && rest[hex] <= 'f')))
+      ++hex;
+    if (hex > 16 || (hex > 0 && hex < 6)) return false;
+    rest.remove_prefix(hex);
+    if (hex > 0 && !take_char(rest, ' ')) return false;
+    if (!take_literal(rest, "[rank=")) return false;
+    auto rank = take_integer(rest);
+    if (!rank || !take_literal(rest, "] || ")) return false;
+    set_rank(static_cast<int>(*rank));
+    rest_ = rest;
+    return true;
   }
 
   // "[INFO] RuntimeError: …", "ERROR: ValueError: …": a wrapper that logs a process's output

@@ -566,3 +566,15 @@ TEST_CASE("a wrapper's level tag in front of an exception line goes; before othe
   CHECK(parse_one("ERROR: Could not find a version that satisfies the requirement").text ==
         "ERROR: Could not find a version that satisfies the requirement");
 }
+
+TEST_CASE("Determined AI's trial log prefix gives the rank and the time") {
+  auto line =
+      parse_one("[2024-02-27T21:35:28.727165Z] 3be1c0aa [rank=2] || ValueError: hidden size 96 is odd");
+  CHECK(line.rank == 2);
+  CHECK(line.rank_from_prefix);
+  CHECK(line.time.valid);
+  CHECK(line.text == "ValueError: hidden size 96 is odd");
+  CHECK(parse_one("[2024-02-27T21:35:28.727165Z] [rank=5] || step 10").rank == 5);
+  // Text that merely looks so is left alone.
+  CHECK(parse_one("[2024-02-27T21:35:28.727165Z] note [rank=2] || x").rank == -1);
+}
