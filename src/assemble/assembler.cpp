@@ -348,6 +348,7 @@ struct Assembler::Stream {
       hold_or_emit(line);
     } else if (line.severity == 'E' || line.severity == 'F') {
       begin(line, sequence, EventKind::kLogError);
+      event_.logged_at = line.severity;
       set_single_message(text);
       hold_or_emit(line);
     }

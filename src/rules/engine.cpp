@@ -403,6 +403,7 @@ void Engine::match_event(const assemble::Event& event, std::vector<Finding>& out
   for (const Rule* rule : message_rules_) {
     if (event.message.empty()) break;
     if (candidates && !std::binary_search(candidates->begin(), candidates->end(), rule)) continue;
+    if (rule->logged_error && event.logged_at != 'E' && event.logged_at != 'F') continue;
     if (!rule->frames.empty() && !frames) frames = traceback_frames(event);
     auto match =
         match_rule(*rule, event.message, rule->frames.empty() ? std::vector<std::string>{} : *frames);

@@ -21,7 +21,7 @@ namespace faultline::rules {
 namespace {
 
 const std::set<std::string, std::less<>> kRuleKeys = {
-    "id",       "cause",   "title",  "category",    "role",      "reports", "severity", "scope",
+    "id",       "cause",   "title",  "category",    "role",      "reports", "logged",   "severity", "scope",
     "match",    "unless",  "frames", "skip_frames", "priority",  "when",    "derive",   "explain",
     "symptoms", "confirm", "fix",    "verify",      "narrative", "refs",    "examples"};
 
@@ -370,6 +370,9 @@ class PackLoader {
       if (rule.reports_peer && rule.role != Role::kSymptom)
         error(node["reports"].Mark(), "'reports: peer' needs 'role: symptom'");
     }
+    if (node["logged"]) {
+      choice(node["logged"], "logged", {{"any", false}, {"error", true}}, rule.logged_error);
+    }
     if (node["scope"]) {
       choice(node["scope"], "scope",
              {{"message", Scope::kMessage}, {"event", Scope::kEvent}, {"line", Scope::kLine}}, rule.scope);
@@ -396,6 +399,8 @@ class PackLoader {
         error(node[key].Mark(), "'" + std::string(key) + "' needs 'scope: message'");
       *list = patterns(node[key], key);
     }
+    if (rule.logged_error && rule.scope != Scope::kMessage)
+      error(node["logged"].Mark(), "'logged: error' needs 'scope: message'");
     if (!rule.skip_frames.empty() && rule.frames.empty())
       error(node["skip_frames"].Mark(), "'skip_frames' needs 'frames'");
     if (node["priority"]) {

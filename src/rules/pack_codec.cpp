@@ -73,6 +73,7 @@ void encode_rule(const Rule& rule, Writer& out) {
   out.string(rule.severity);
   out.byte(scope_byte(rule.scope));
   out.byte(rule.reports_peer ? 1 : 0);
+  out.byte(rule.logged_error ? 1 : 0);
   out.patterns(rule.match);
   out.patterns(rule.unless);
   out.patterns(rule.frames);
@@ -198,6 +199,7 @@ class RuleDecoder {
     rule.severity = in_.string();
     rule.scope = scope(in_.byte("a scope"));
     rule.reports_peer = in_.byte("a reporter") != 0;
+    rule.logged_error = in_.byte("a logged level") != 0;
     rule.match = patterns(rule, "match");
     rule.unless = patterns(rule, "unless");
     rule.frames = patterns(rule, "frames");

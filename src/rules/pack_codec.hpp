@@ -25,7 +25,7 @@
 namespace faultline::rules {
 
 inline constexpr std::string_view kPackMagic = "FLRP";
-inline constexpr uint32_t kPackFormatVersion = 3;
+inline constexpr uint32_t kPackFormatVersion = 4;
 
 // The rules in order, ready for decode_rules. The rules are those load_pack returns: their
 // patterns compiled, expressions and templates parsed.

@@ -67,6 +67,9 @@ struct Rule {
   // failed (a collective timed out, the remote process exited). It is a witness, never by
   // itself the rank that started the failure.
   bool reports_peer = false;
+  // `logged: error`: only a record its logger printed at error level or above (message scope),
+  // whatever its words; for errors no rule knows, which such a record states.
+  bool logged_error = false;
   std::string severity = "error";
   Scope scope = Scope::kMessage;
   std::vector<Pattern> match;
