@@ -397,6 +397,33 @@ TEST_CASE("reports: peer marks a symptom's reporter as a witness, and needs role
 )") == "x.yaml:5:14: 'reports' must be one of self, peer, not 'others'");
 }
 
+TEST_CASE("logged: error keeps a message rule to error records; it needs scope message") {
+  auto rules = load_ok(R"(rules:
+  - id: unrecognised.logged_error
+    cause: unrecognised
+    title: Logged
+    logged: error
+    match: 'failed'
+)");
+  REQUIRE(rules.size() == 1);
+  CHECK(rules[0].logged_error);
+  CHECK_FALSE(load_ok(R"(rules:
+  - id: unrecognised.logged_error
+    cause: unrecognised
+    title: Logged
+    match: 'failed'
+)")[0]
+                  .logged_error);
+  CHECK(load_error(R"(rules:
+  - id: unrecognised.logged_error
+    cause: unrecognised
+    title: Logged
+    scope: line
+    logged: error
+    match: 'failed'
+)") == "x.yaml:6:13: 'logged: error' needs 'scope: message'");
+}
+
 TEST_CASE("frames need scope message, and priority an integer in range") {
   CHECK(load_error(R"(rules:
   - id: cuda.oom

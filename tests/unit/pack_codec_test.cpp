@@ -128,6 +128,7 @@ void check_same_rule(const Rule& decoded, const Rule& loaded) {
   CHECK(decoded.category == loaded.category);
   CHECK(decoded.role == loaded.role);
   CHECK(decoded.reports_peer == loaded.reports_peer);
+  CHECK(decoded.logged_error == loaded.logged_error);
   CHECK(decoded.severity == loaded.severity);
   CHECK(decoded.scope == loaded.scope);
   CHECK(decoded.origin == loaded.origin);
@@ -223,6 +224,7 @@ constexpr std::string_view kSmallPack = R"(rules:
     cause: tp.vocab_not_divisible
     title: Vocabulary not divisible
     priority: -2
+    logged: error
     match: 'AssertionError: (?P<vocab>\d+) is not divisible by (?P<tp>\d+)'
     frames: ['VocabParallelEmbedding|vocab_size']
     skip_frames: ['in divide$']
@@ -254,6 +256,8 @@ TEST_CASE("a rule with every field set survives encoding and decoding") {
   CHECK(rule.narrative->source() == "rank waited");
   const Rule& framed = (*decoded)[2];
   CHECK(framed.priority == -2);
+  CHECK(framed.logged_error);
+  CHECK_FALSE(rule.logged_error);
   REQUIRE(framed.frames.size() == 1);
   CHECK(framed.frames[0].text == "VocabParallelEmbedding|vocab_size");
   REQUIRE(framed.skip_frames.size() == 1);
@@ -315,7 +319,7 @@ TEST_CASE("bytes that are not a compiled pack are rejected by their magic") {
 TEST_CASE("another format version is rejected") {
   std::string bytes = encode_rules({});
   bytes[4] = 9;
-  CHECK(decode_error(bytes) == "byte 4: format version 9, this faultline reads version 3");
+  CHECK(decode_error(bytes) == "byte 4: format version 9, this faultline reads version 4");
 }
 
 TEST_CASE("a count larger than the bytes left is rejected before reading") {
