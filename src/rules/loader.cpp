@@ -21,9 +21,9 @@ namespace faultline::rules {
 namespace {
 
 const std::set<std::string, std::less<>> kRuleKeys = {
-    "id",       "cause",   "title",  "category",    "role",      "reports", "logged",   "severity", "scope",
-    "match",    "unless",  "frames", "skip_frames", "priority",  "when",    "derive",   "explain",
-    "symptoms", "confirm", "fix",    "verify",      "narrative", "refs",    "examples"};
+    "id",      "cause",    "title",   "category", "role",        "reports",   "logged", "severity",
+    "scope",   "match",    "unless",  "frames",   "skip_frames", "priority",  "when",   "derive",
+    "explain", "symptoms", "confirm", "fix",      "verify",      "narrative", "refs",   "examples"};
 
 // YAML aliases repeat a node without repeating its text: a 1 MiB anchored string referenced
 // 2,000 times is 2 GB to convert, and deeper nesting grows exponentially. Before the pack is
