@@ -323,16 +323,13 @@ struct Assembler::Stream {
         frame_indent_ = text.size() - trim_left(text).size();
       }
       state_ = State::kFrames;
-    } else if (size_t indent = text.size() - trim_left(text).size();
-               indent > 0 && indent <= kMaxExceptionIndent && is_exception_line(trim_left(text), true)) {
-      // A bare exception line indented as a whole (a quoted paste).
-      begin(line, sequence, EventKind::kException);
-      embedded_ = true;
-      set_message(line);
-    } else if (is_exception_line(text, true)) {
+    } else if (string_view lead = trim_left(text);
+               text.size() - lead.size() <= kMaxExceptionIndent && is_exception_line(lead, true)) {
+      // A bare exception line; a quoted paste indents it as a whole.
       bool keep_assert = !previous_.text.empty() && is_assert_statement(previous_.text) &&
-                         text.starts_with("AssertionError");
+                         lead.starts_with("AssertionError");
       begin(line, sequence, EventKind::kException);
+      embedded_ = lead.size() < text.size();
       if (keep_assert) event_.lines.insert(event_.lines.begin(), previous_);
       set_message(line);
     } else if (text.starts_with(kTerminateHeader)) {

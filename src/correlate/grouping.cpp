@@ -81,7 +81,7 @@ bool after_hang(const std::vector<FindingGroup>& symptom_groups,
     bool waited_for =
         !error.ranks.empty() && !symptom.ranks.empty() &&
         std::none_of(error.ranks.begin(), error.ranks.end(), [&](int rank) {
-          return std::find(symptom.ranks.begin(), symptom.ranks.end(), rank) != symptom.ranks.end();
+          return std::binary_search(symptom.ranks.begin(), symptom.ranks.end(), rank);  // sorted
         });
     if (waited_for) return false;
     if (symptom.first_time.valid && error.first_time.valid) {

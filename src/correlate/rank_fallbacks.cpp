@@ -74,11 +74,11 @@ void name_rank_from_job(Diagnosis& diagnosis, const FindingGroup& chosen,
   // not the rank that failed. A lone rank 0 may be the job's one process.
   int only = shape.ranks_seen.size() == 1 ? shape.ranks_seen.front() : -1;
   bool others = only > 0 || int_fact(diagnosis.facts, "world_size").value_or(1) > 1;
-  bool witness = only >= 0 && others &&
-                 std::any_of(symptoms.begin(), symptoms.end(),
-                             [&](const Finding* f) { return f->rank == only && f->rule->reports_peer; }) &&
-                 std::none_of(symptoms.begin(), symptoms.end(),
-                              [&](const Finding* f) { return f->rank == only && !f->rule->reports_peer; });
+  bool peer = false, own = false;  // what that rank's symptoms report
+  for (const Finding* f : symptoms) {
+    if (f->rank == only) (f->rule->reports_peer ? peer : own) = true;
+  }
+  bool witness = only >= 0 && others && peer && !own;
   if (only >= 0 && !witness) {
     diagnosis.initiating_rank = shape.ranks_seen.front();
     replace_no_rank_reason(diagnosis, Reason(Kind::kOnlyRankInLogs).set("rank", shape.ranks_seen.front()));

@@ -122,9 +122,8 @@ class PrefixScanner {
 
   string_view run() {
     // A quoted paste indents whole lines, "[rank2]:" prefixes and all.
-    if (!rest_.empty() && is_space(rest_.front()) && trim_left(rest_).starts_with("[rank") &&
-        starts_with_rank_prefix(trim_left(rest_)))
-      rest_ = trim_left(rest_);
+    if (string_view lead = trim_left(rest_); lead.starts_with("[rank") && starts_with_rank_prefix(lead))
+      rest_ = lead;
     for (int round = 0; round < 12; ++round) {
       if (!take_one()) break;
     }
